@@ -1,0 +1,168 @@
+// Package netnstest builds throwaway network namespaces, veth pairs and small
+// routed topologies for tests, and always removes them again.
+//
+// Names are unique per process and per call, so tests may run in parallel and
+// in several packages at once. Set ROCEFAB_REQUIRE_NETNS=1 (CI does) to turn
+// the "needs root" skip into a failure, so the end-to-end tests cannot
+// silently stop running.
+package netnstest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vishvananda/netns"
+)
+
+var seq atomic.Uint64
+
+// Require skips (or, under ROCEFAB_REQUIRE_NETNS=1, fails) unless the test can
+// create network namespaces.
+func Require(t testing.TB) {
+	t.Helper()
+	if reason := unavailable(); reason != "" {
+		if os.Getenv("ROCEFAB_REQUIRE_NETNS") == "1" {
+			t.Fatalf("netns required but unavailable: %s", reason)
+		}
+		t.Skipf("netns unavailable: %s (run as root with iproute2)", reason)
+	}
+}
+
+func unavailable() string {
+	if os.Geteuid() != 0 {
+		return "not root"
+	}
+	if _, err := exec.LookPath("ip"); err != nil {
+		return "ip (iproute2) not installed"
+	}
+	return ""
+}
+
+// RequireTool skips or fails like Require when a command is not installed.
+func RequireTool(t testing.TB, tool string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		if os.Getenv("ROCEFAB_REQUIRE_NETNS") == "1" {
+			t.Fatalf("%s required but not installed", tool)
+		}
+		t.Skipf("%s not installed", tool)
+	}
+}
+
+// NS is one network namespace owned by a test.
+type NS struct {
+	Name string
+	t    testing.TB
+}
+
+// uniqueName returns a short name that no other test or process uses.
+func uniqueName(role string) string {
+	return fmt.Sprintf("rft%d-%d-%s", os.Getpid()%100000, seq.Add(1), role)
+}
+
+// New creates a namespace with loopback up and removes it when the test ends,
+// killing anything still running inside.
+func New(t testing.TB, role string) *NS {
+	t.Helper()
+	Require(t)
+	ns := &NS{Name: uniqueName(role), t: t}
+	run(t, "ip", "netns", "add", ns.Name)
+	t.Cleanup(func() { ns.remove() })
+	ns.Run("ip", "link", "set", "lo", "up")
+	return ns
+}
+
+func (ns *NS) remove() {
+	if out, err := exec.Command("ip", "netns", "pids", ns.Name).Output(); err == nil {
+		for _, pid := range strings.Fields(string(out)) {
+			_ = exec.Command("kill", "-9", pid).Run()
+		}
+	}
+	if out, err := exec.Command("ip", "netns", "del", ns.Name).CombinedOutput(); err != nil {
+		ns.t.Errorf("removing netns %s: %v: %s", ns.Name, err, out)
+	}
+}
+
+// Run executes a command inside the namespace and fails the test on error.
+func (ns *NS) Run(args ...string) string {
+	ns.t.Helper()
+	return run(ns.t, append([]string{"ip", "netns", "exec", ns.Name}, args...)...)
+}
+
+// Try executes a command inside the namespace and returns its error.
+func (ns *NS) Try(args ...string) (string, error) {
+	out, err := exec.Command("ip", append([]string{"netns", "exec", ns.Name}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+// Command returns an unstarted command that runs inside the namespace.
+func (ns *NS) Command(name string, args ...string) *exec.Cmd {
+	return exec.Command("ip", append([]string{"netns", "exec", ns.Name, name}, args...)...)
+}
+
+// Handle opens the namespace for netlink calls (netlink.NewHandleAt). The
+// caller closes it.
+func (ns *NS) Handle() (netns.NsHandle, error) {
+	return netns.GetFromName(ns.Name)
+}
+
+// Do runs fn on a locked OS thread switched into the namespace. Sockets opened
+// inside fn stay in the namespace after Do returns.
+func (ns *NS) Do(fn func() error) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		return err
+	}
+	defer orig.Close()
+	target, err := netns.GetFromName(ns.Name)
+	if err != nil {
+		return err
+	}
+	defer target.Close()
+	if err := netns.Set(target); err != nil {
+		return err
+	}
+	defer func() {
+		if err := netns.Set(orig); err != nil {
+			panic("netnstest: cannot return to the original namespace: " + err.Error())
+		}
+	}()
+	return fn()
+}
+
+// Veth connects two namespaces with a veth pair named aIf (in a) and bIf (in b).
+func Veth(t testing.TB, a *NS, aIf string, b *NS, bIf string, mtu int) {
+	t.Helper()
+	tmpA := fmt.Sprintf("rfa%d", seq.Add(1))
+	tmpB := fmt.Sprintf("rfb%d", seq.Add(1))
+	run(t, "ip", "link", "add", tmpA, "type", "veth", "peer", "name", tmpB)
+	run(t, "ip", "link", "set", tmpA, "netns", a.Name)
+	run(t, "ip", "link", "set", tmpB, "netns", b.Name)
+	a.Run("ip", "link", "set", tmpA, "name", aIf)
+	b.Run("ip", "link", "set", tmpB, "name", bIf)
+	for _, side := range []struct {
+		ns *NS
+		nm string
+	}{{a, aIf}, {b, bIf}} {
+		if mtu > 0 {
+			side.ns.Run("ip", "link", "set", side.nm, "mtu", fmt.Sprint(mtu))
+		}
+		side.ns.Run("ip", "link", "set", side.nm, "up")
+	}
+}
+
+func run(t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
