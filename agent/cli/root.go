@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/rocefab/rocefab/drivers"
+	driversall "github.com/rocefab/rocefab/drivers/all"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/all"
+)
+
+// app is the state one invocation shares between commands: streams, the
+// settings (viper), the logger and the registries. Nothing is global, so
+// tests run many invocations in one process.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	v              *viper.Viper
+	log            *zap.Logger
+	renderers      *renderers.Registry
+	drivers        *drivers.Registry
+}
+
+// commandFactories are added by each command's file, so adding a verb
+// touches one file.
+var commandFactories []func(*app) *cobra.Command
+
+func register(f func(*app) *cobra.Command) { commandFactories = append(commandFactories, f) }
+
+// Main runs rocefab with args and returns the process exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, args, stdin, stdout, stderr)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, v: viper.New(), log: zap.NewNop(),
+		renderers: all.Renderers(), drivers: driversall.Drivers()}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	_ = a.log.Sync()
+	code := exitCode(err)
+	var ee *exitError
+	if err != nil && !(errors.As(err, &ee) && ee.silent) {
+		fmt.Fprintf(stderr, "Error: %v\n", err)
+		if code == ExitUsage {
+			fmt.Fprintln(stderr, "Run 'rocefab --help' for usage.")
+		}
+	}
+	return code
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rocefab",
+		Short: "Keep RoCEv2 fabrics lossless and compliant",
+		Long: `rocefab validates a declarative RoCEv2 fabric intent, renders it for every
+switch and host, plans and applies the changes safely, proves the fabric with
+real RoCEv2 traffic, and watches for drift.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setup(cmd)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.String("config", "", "config file for rocefab's own settings (YAML)")
+	pf.String("log-level", "warn", "log level: debug, info, warn, error")
+	pf.String("log-format", "console", "log format: console or json")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
+	for _, f := range commandFactories {
+		root.AddCommand(f(a))
+	}
+	return root
+}
+
+// setup binds flags, ROCEFAB_* variables and the config file into viper,
+// then builds the logger. Precedence: flag > environment > file > default.
+func (a *app) setup(cmd *cobra.Command) error {
+	a.v.SetEnvPrefix("ROCEFAB")
+	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
+	a.v.AutomaticEnv()
+	var bindErr error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err := a.v.BindPFlag(f.Name, f); err != nil && bindErr == nil {
+			bindErr = err
+		}
+	})
+	if bindErr != nil {
+		return bindErr
+	}
+	if file := a.v.GetString("config"); file != "" {
+		a.v.SetConfigFile(file)
+		if err := a.v.ReadInConfig(); err != nil {
+			return usageErr("config file %s: %v", file, err)
+		}
+	}
+	log, err := newLogger(a.stderr, a.v.GetString("log-level"), a.v.GetString("log-format"))
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	a.log = log
+	return nil
+}
+
+// newLogger logs to stderr only; stdout is for what users read.
+func newLogger(w io.Writer, level, format string) (*zap.Logger, error) {
+	lvl, err := zapcore.ParseLevel(level)
+	if err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	enc := zap.NewProductionEncoderConfig()
+	enc.EncodeTime = zapcore.ISO8601TimeEncoder
+	var encoder zapcore.Encoder
+	switch format {
+	case "json":
+		encoder = zapcore.NewJSONEncoder(enc)
+	case "console":
+		enc.EncodeLevel = zapcore.CapitalLevelEncoder
+		encoder = zapcore.NewConsoleEncoder(enc)
+	default:
+		return nil, fmt.Errorf("--log-format %q: use console or json", format)
+	}
+	return zap.New(zapcore.NewCore(encoder, zapcore.AddSync(w), lvl)), nil
+}
+
+// outputFlag adds --output with the allowed formats and returns a getter
+// that validates it.
+func outputFlag(cmd *cobra.Command, formats ...string) func() (string, error) {
+	cmd.Flags().StringP("output", "o", formats[0], "output format: "+strings.Join(formats, ", "))
+	return func() (string, error) {
+		v, _ := cmd.Flags().GetString("output")
+		for _, f := range formats {
+			if v == f {
+				return v, nil
+			}
+		}
+		return "", usageErr("--output %q: use %s", v, strings.Join(formats, ", "))
+	}
+}
+
+// requireArgs makes a missing argument a usage error (exit 64).
+func requireArgs(min int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) < min {
+			return usageErr("missing %s", what)
+		}
+		return nil
+	}
+}

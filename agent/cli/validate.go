@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/lint"
+)
+
+func init() { register(newValidateCommand) }
+
+// validateReport is the JSON shape of `validate --output json`.
+type validateReport struct {
+	SchemaVersion string             `json:"schemaVersion"`
+	Valid         bool               `json:"valid"`
+	Errors        int                `json:"errors"`
+	Warnings      int                `json:"warnings"`
+	Diagnostics   intent.Diagnostics `json:"diagnostics"`
+}
+
+func newValidateCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "validate PATH...",
+		Short: "Check intent files without contacting any device",
+		Long: `validate loads intent files or directories, applies defaults and runs every
+lint rule. Problems print as file:line:col: CODE severity field: message.
+Warnings fail only with --strict.`,
+		Args: requireArgs(1, "intent PATH"),
+	}
+	output := outputFlag(cmd, "text", "json")
+	strict := cmd.Flags().Bool("strict", false, "treat warnings as failures")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		_, diags := lint.Validate(a.renderers, args...)
+		errs, warns := diags.Count()
+		failed := errs > 0 || (*strict && warns > 0)
+		switch format {
+		case "json":
+			if diags == nil {
+				diags = intent.Diagnostics{}
+			}
+			enc := json.NewEncoder(a.stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(validateReport{SchemaVersion: "rocefab.io/validate/v1", Valid: !failed, Errors: errs, Warnings: warns, Diagnostics: diags}); err != nil {
+				return err
+			}
+		default:
+			for _, d := range diags {
+				fmt.Fprintln(a.stdout, d.String())
+			}
+			fmt.Fprintf(a.stdout, "%d error(s), %d warning(s)\n", errs, warns)
+		}
+		if failed {
+			return exitWith(ExitFailure)
+		}
+		return nil
+	}
+	return cmd
+}

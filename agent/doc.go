@@ -1,0 +1,3 @@
+// Package agent holds rocefab's commands and daemon: the CLI in agent/cli,
+// the engines behind each verb, and the long-running agent.
+package agent

@@ -1,0 +1,21 @@
+// Package all registers every driver transport: the single list to edit
+// when a transport is added.
+package all
+
+import (
+	"github.com/rocefab/rocefab/drivers"
+)
+
+// registrations is the one list of transports.
+var registrations = []func(*drivers.Registry) error{}
+
+// Drivers returns a registry with every transport.
+func Drivers() *drivers.Registry {
+	r := drivers.NewRegistry()
+	for _, register := range registrations {
+		if err := register(r); err != nil {
+			panic(err) // a programming error: duplicate transport
+		}
+	}
+	return r
+}

@@ -1,0 +1,214 @@
+package drivers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Driver talks to one device.
+type Driver interface {
+	// Fetch reads the running configuration.
+	Fetch(ctx context.Context) (*Running, error)
+	// Push applies a patch atomically. With a confirm window the change
+	// stays pending until Confirm; without Confirm or Rollback it rolls
+	// back by itself when the window ends (on the device where the platform
+	// can, from rocefab otherwise). A zero window commits at once, and the
+	// returned Pending is already confirmed.
+	Push(ctx context.Context, patch devcfg.Patch, opt PushOptions) (Pending, error)
+	Close() error
+}
+
+// Running is what Fetch returns.
+type Running struct {
+	// Config is the whole parsed running configuration.
+	Config *devcfg.Config
+	// Owned is the part rocefab owns, normalised: what the diff compares.
+	Owned *devcfg.Config
+	// Fingerprint hashes Owned; saved plans record it.
+	Fingerprint string
+}
+
+// NewRunning filters and normalises a parsed config into a Running.
+func NewRunning(cfg *devcfg.Config, platform devcfg.Platform, scope devcfg.Scope) *Running {
+	owned := cfg.Filter(scope)
+	if platform.Normalise != nil {
+		owned = platform.Normalise(owned)
+	}
+	return &Running{Config: cfg, Owned: owned, Fingerprint: owned.Fingerprint()}
+}
+
+// PushOptions control one push.
+type PushOptions struct {
+	// ConfirmWindow keeps the commit pending until confirmed; zero commits.
+	ConfirmWindow time.Duration
+}
+
+// Pending is a pushed change waiting for Confirm or Rollback.
+type Pending interface {
+	ID() string
+	Confirm(ctx context.Context) error
+	Rollback(ctx context.Context) error
+}
+
+// Credentials are resolved secrets. They are never logged: String hides
+// the password.
+type Credentials struct {
+	Username string
+	Password string
+}
+
+// String prints the username only.
+func (c Credentials) String() string { return "user=" + c.Username + " password=<redacted>" }
+
+// GoString hides the password from %#v too.
+func (c Credentials) GoString() string { return c.String() }
+
+// TLSOptions for gNMI.
+type TLSOptions struct {
+	CAFile     string
+	CertFile   string
+	KeyFile    string
+	ServerName string
+	// Insecure skips certificate verification; only by explicit CLI flag.
+	Insecure bool
+	// Plaintext disables TLS entirely; only for local simulators in tests.
+	Plaintext bool
+}
+
+// SSHOptions for SSH.
+type SSHOptions struct {
+	KnownHostsFile string
+	// AcceptNew trusts an unknown host key on first use and records it;
+	// only by explicit CLI flag.
+	AcceptNew bool
+}
+
+// Options configure one driver instance.
+type Options struct {
+	Device   string
+	Address  string // host:port
+	Platform devcfg.Platform
+	Scope    devcfg.Scope
+	Creds    Credentials
+	TLS      TLSOptions
+	SSH      SSHOptions
+	// Netns is the network namespace of a netlink-managed device.
+	Netns string
+	// Timeout bounds every call to the device.
+	Timeout time.Duration
+	// Retries is how many times a transient error is retried, with backoff
+	// starting at Backoff and doubling.
+	Retries int
+	Backoff time.Duration
+	Logger  *zap.Logger
+}
+
+// WithDefaults fills zero values.
+func (o Options) WithDefaults() Options {
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Backoff == 0 {
+		o.Backoff = 200 * time.Millisecond
+	}
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	return o
+}
+
+// Constructor opens a driver.
+type Constructor func(ctx context.Context, opt Options) (Driver, error)
+
+// Registry maps transports to constructors.
+type Registry struct {
+	byTransport map[string]Constructor
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{byTransport: map[string]Constructor{}} }
+
+// Register adds a transport; registering one twice is an error.
+func (r *Registry) Register(transport string, c Constructor) error {
+	if _, dup := r.byTransport[transport]; dup {
+		return fmt.Errorf("drivers: transport %q registered twice", transport)
+	}
+	r.byTransport[transport] = c
+	return nil
+}
+
+// Open opens a driver for the transport.
+func (r *Registry) Open(ctx context.Context, transport string, opt Options) (Driver, error) {
+	c, ok := r.byTransport[transport]
+	if !ok {
+		var known []string
+		for k := range r.byTransport {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownTransport, transport, strings.Join(known, ", "))
+	}
+	return c(ctx, opt.WithDefaults())
+}
+
+// Sentinel errors; drivers wrap them with the device and step.
+var (
+	ErrUnknownTransport = errors.New("unknown transport")
+	ErrAuth             = errors.New("authentication failed")
+	ErrUnreachable      = errors.New("device unreachable")
+	ErrRejected         = errors.New("device rejected the change")
+	ErrUnsupported      = errors.New("unsupported on this device")
+	ErrTransient        = errors.New("transient error")
+	ErrTrust            = errors.New("device identity not trusted")
+)
+
+// DeviceError names the device, the step and the device's own message.
+type DeviceError struct {
+	Device string
+	Step   string // fetch, push, confirm, rollback, connect
+	Line   string // the rejected command, if any
+	Msg    string // the device's own message
+	Err    error
+}
+
+func (e *DeviceError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", e.Device, e.Step)
+	if e.Line != "" {
+		fmt.Fprintf(&b, ": line %q", e.Line)
+	}
+	if e.Msg != "" {
+		fmt.Fprintf(&b, ": device said %q", e.Msg)
+	}
+	if e.Err != nil {
+		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	return b.String()
+}
+
+func (e *DeviceError) Unwrap() error { return e.Err }
+
+// Retry calls fn until it succeeds, fails with a non-transient error, the
+// context ends, or the retries are used up. Backoff doubles each time.
+func Retry(ctx context.Context, retries int, backoff time.Duration, fn func(context.Context) error) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = fn(ctx)
+		if err == nil || !errors.Is(err, ErrTransient) || attempt >= retries {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(backoff << attempt):
+		}
+	}
+}

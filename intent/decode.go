@@ -1,0 +1,384 @@
+package intent
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Src records where an object and each of its fields were written. Every
+// schema struct embeds it; the decoder fills it in.
+type Src struct {
+	loc    Loc
+	fields map[string]Loc
+}
+
+// Loc is where the object starts.
+func (s Src) Loc() Loc { return s.loc }
+
+// At is where a field was written, or the object's own location with the
+// field's path when the field was not written (a default applies).
+func (s Src) At(field string) Loc {
+	if l, ok := s.fields[field]; ok {
+		return l
+	}
+	l := s.loc
+	l.Field = joinField(s.loc.Field, field)
+	return l
+}
+
+// Has reports whether the field was written in the file.
+func (s Src) Has(field string) bool {
+	_, ok := s.fields[field]
+	return ok
+}
+
+var srcType = reflect.TypeOf(Src{})
+
+// scalar is implemented by schema types that parse their own text, such as
+// sizes with units. Errors of type *codedError keep their code.
+type scalar interface {
+	parseScalar(text string, tag string) error
+}
+
+type codedError struct {
+	code string
+	msg  string
+}
+
+func (e *codedError) Error() string { return e.msg }
+
+func codedf(code, format string, args ...any) error {
+	return &codedError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// decoder turns a yaml.v3 node tree into schema structs, reporting unknown
+// keys, wrong types, duplicate keys and bad values with their positions.
+type decoder struct {
+	file  string
+	diags *Diagnostics
+}
+
+func (d *decoder) loc(n *yaml.Node, field string) Loc {
+	return Loc{File: d.file, Line: n.Line, Col: n.Column, Field: field}
+}
+
+func joinField(parent, field string) string {
+	if parent == "" {
+		return field
+	}
+	if strings.HasPrefix(field, "[") {
+		return parent + field
+	}
+	return parent + "." + field
+}
+
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
+	for n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if v.CanAddr() {
+		if s, ok := v.Addr().Interface().(scalar); ok {
+			if n.Kind != yaml.ScalarNode && !acceptsSequence(v) {
+				d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a scalar value, got %s", kindName(n))
+				return
+			}
+			text := n.Value
+			if n.Kind == yaml.SequenceNode {
+				text = joinSequence(n)
+			}
+			if err := s.parseScalar(text, n.Tag); err != nil {
+				code := CodeWrongType
+				if ce, ok := err.(*codedError); ok {
+					code = ce.code
+				}
+				d.diags.Errorf(d.loc(n, field), code, "%s", err.Error())
+			}
+			return
+		}
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			return
+		}
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		d.decode(n, v.Elem(), field)
+	case reflect.Struct:
+		d.decodeStruct(n, v, field)
+	case reflect.Slice:
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			return
+		}
+		if n.Kind != yaml.SequenceNode {
+			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a list, got %s", kindName(n))
+			return
+		}
+		out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			d.decode(item, out.Index(i), fmt.Sprintf("%s[%d]", field, i))
+		}
+		v.Set(out)
+	case reflect.Map:
+		d.decodeMap(n, v, field)
+	case reflect.String:
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a string, got %s", kindName(n))
+			return
+		}
+		v.SetString(n.Value)
+	case reflect.Int, reflect.Int64:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected an integer, got %s", describe(n))
+			return
+		}
+		i, err := strconv.ParseInt(n.Value, 0, 64)
+		if err != nil {
+			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected an integer, got %q", n.Value)
+			return
+		}
+		v.SetInt(i)
+	case reflect.Float64:
+		if n.Kind != yaml.ScalarNode || (n.Tag != "!!float" && n.Tag != "!!int") {
+			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a number, got %s", describe(n))
+			return
+		}
+		f, err := strconv.ParseFloat(n.Value, 64)
+		if err != nil {
+			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a number, got %q", n.Value)
+			return
+		}
+		v.SetFloat(f)
+	case reflect.Bool:
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected true or false, got %s", describe(n))
+			return
+		}
+		v.SetBool(n.Value == "true" || n.Value == "True" || n.Value == "TRUE")
+	default:
+		panic("intent: unsupported schema kind " + v.Kind().String())
+	}
+}
+
+// acceptsSequence lets list-valued scalars (port names) take a YAML list.
+func acceptsSequence(v reflect.Value) bool {
+	_, ok := v.Addr().Interface().(interface{ acceptsList() })
+	return ok
+}
+
+func joinSequence(n *yaml.Node) string {
+	var parts []string
+	for _, c := range n.Content {
+		parts = append(parts, c.Value)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
+	t := v.Type()
+	var src *Src
+	if i, ok := srcIndex(t); ok {
+		src = v.Field(i).Addr().Interface().(*Src)
+		src.loc = d.loc(n, field)
+		src.fields = map[string]Loc{}
+	}
+	known := schemaFields(t)
+	if n.Kind != yaml.MappingNode {
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			d.checkRequired(n, known, nil, field)
+			return
+		}
+		d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a mapping, got %s", kindName(n))
+		return
+	}
+	seen := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		name := k.Value
+		childField := joinField(field, name)
+		if prev, dup := seen[name]; dup {
+			d.diags.Errorf(d.loc(k, childField), CodeDuplicateKey, "duplicate key %q (first at line %d)", name, prev.Line)
+			continue
+		}
+		seen[name] = k
+		sf, ok := known[name]
+		if !ok {
+			d.diags.Errorf(d.loc(k, childField), CodeUnknownField, "unknown field %q%s", name, suggest(name, known))
+			continue
+		}
+		if src != nil {
+			src.fields[name] = d.loc(k, childField)
+		}
+		fv := v.FieldByIndex(sf.Index)
+		d.decode(val, fv, childField)
+		if allowed := sf.Tag.Get("enum"); allowed != "" {
+			d.checkEnum(val, fv, allowed, childField)
+		}
+	}
+	d.checkRequired(n, known, seen, field)
+}
+
+func srcIndex(t reflect.Type) (int, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Type == srcType {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// schemaFields maps YAML names to struct fields, flattening ",inline" ones.
+func schemaFields(t reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Type == srcType {
+			continue
+		}
+		if strings.HasSuffix(f.Tag.Get("yaml"), ",inline") && f.Type.Kind() == reflect.Struct {
+			for name, inner := range schemaFields(f.Type) {
+				inner.Index = append([]int{i}, inner.Index...)
+				out[name] = inner
+			}
+			continue
+		}
+		if name := yamlName(f); name != "" {
+			out[name] = f
+		}
+	}
+	return out
+}
+
+func (d *decoder) checkRequired(n *yaml.Node, known map[string]reflect.StructField, seen map[string]*yaml.Node, field string) {
+	var missing []string
+	for name, f := range known {
+		if f.Tag.Get("rf") != "required" {
+			continue
+		}
+		if _, ok := seen[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	sort.Strings(missing)
+	for _, name := range missing {
+		d.diags.Errorf(d.loc(n, joinField(field, name)), CodeMissing, "required field %q is missing", name)
+	}
+}
+
+func (d *decoder) checkEnum(n *yaml.Node, v reflect.Value, allowed, field string) {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.String {
+		return
+	}
+	opts := strings.Split(allowed, "|")
+	for _, o := range opts {
+		if v.String() == o {
+			return
+		}
+	}
+	d.diags.Errorf(d.loc(n, field), CodeBadEnum, "%q is not one of %s", v.String(), strings.Join(opts, ", "))
+}
+
+func (d *decoder) decodeMap(n *yaml.Node, v reflect.Value, field string) {
+	if n.Kind != yaml.MappingNode {
+		d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a mapping, got %s", kindName(n))
+		return
+	}
+	m := reflect.MakeMap(v.Type())
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			d.diags.Errorf(d.loc(k, joinField(field, k.Value)), CodeDuplicateKey, "duplicate key %q", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		elem := reflect.New(v.Type().Elem()).Elem()
+		d.decode(val, elem, joinField(field, k.Value))
+		m.SetMapIndex(reflect.ValueOf(k.Value), elem)
+	}
+	v.Set(m)
+}
+
+func yamlName(f reflect.StructField) string {
+	tag := f.Tag.Get("yaml")
+	if tag == "-" || !f.IsExported() {
+		return ""
+	}
+	if name, _, _ := strings.Cut(tag, ","); name != "" {
+		return name
+	}
+	return ""
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return "a scalar"
+	}
+	return "an unsupported node"
+}
+
+func describe(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return kindName(n)
+}
+
+// suggest names the closest known field, for typos.
+func suggest(name string, known map[string]reflect.StructField) string {
+	best, bestDist := "", 3
+	var names []string
+	for k := range known {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if dist := levenshtein(strings.ToLower(name), strings.ToLower(k)); dist < bestDist {
+			best, bestDist = k, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,255 @@
+package intent
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Fabric is the merged content of every intent document, before defaults
+// and resolution. Positions stay attached to every field.
+type Fabric struct {
+	Name  string
+	Files []string
+
+	Lossless *LosslessSpec
+	Security *SecuritySpec
+	Probe    *ProbeSpec
+	Groups   []GroupSpec
+	Switches []SwitchSpec
+	Hosts    []HostSpec
+	Links    []LinkSpec
+}
+
+// Load reads intent files and directories (every *.yaml and *.yml below a
+// directory, in name order) and merges them. It returns the fabric and all
+// loader diagnostics; the fabric is nil only when nothing could be read.
+func Load(paths ...string) (*Fabric, Diagnostics) {
+	var diags Diagnostics
+	var files []string
+	for _, p := range paths {
+		found, err := intentFiles(p)
+		if err != nil {
+			diags.Errorf(Loc{File: p}, CodeNoInput, "%v", err)
+			continue
+		}
+		files = append(files, found...)
+	}
+	if len(files) == 0 {
+		if !diags.HasErrors() {
+			diags.Errorf(Loc{File: strings.Join(paths, " ")}, CodeNoInput, "no intent files (*.yaml, *.yml) found")
+		}
+		return nil, diags
+	}
+	var docs []*Document
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			diags.Errorf(Loc{File: f}, CodeNoInput, "%v", err)
+			continue
+		}
+		ds, fileDiags := Parse(f, data)
+		diags = append(diags, fileDiags...)
+		docs = append(docs, ds...)
+	}
+	fab := merge(files, docs, &diags)
+	diags.Sort()
+	return fab, diags
+}
+
+// LoadBytes loads intent from memory, as if read from the named file.
+func LoadBytes(name string, data []byte) (*Fabric, Diagnostics) {
+	docs, diags := Parse(name, data)
+	fab := merge([]string{name}, docs, &diags)
+	diags.Sort()
+	return fab, diags
+}
+
+func intentFiles(p string) ([]string, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !info.IsDir() {
+		return []string{p}, nil
+	}
+	var out []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
+			out = append(out, path)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// Parse decodes every YAML document in one file.
+func Parse(file string, data []byte) ([]*Document, Diagnostics) {
+	var diags Diagnostics
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var docs []*Document
+	for {
+		var root yaml.Node
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			diags = append(diags, syntaxDiagnostic(file, err))
+			break
+		}
+		if len(root.Content) == 0 {
+			continue
+		}
+		doc := &Document{}
+		d := &decoder{file: file, diags: &diags}
+		d.decode(root.Content[0], reflect.ValueOf(doc).Elem(), "")
+		if doc.APIVersion != "" && doc.APIVersion != APIVersion {
+			diags.Errorf(doc.At("apiVersion"), CodeAPIVersion, "apiVersion %q is not supported (want %s)", doc.APIVersion, APIVersion)
+		}
+		if doc.Kind != "" && doc.Kind != Kind {
+			diags.Errorf(doc.At("kind"), CodeAPIVersion, "kind %q is not supported (want %s)", doc.Kind, Kind)
+		}
+		docs = append(docs, doc)
+	}
+	return docs, diags
+}
+
+// syntaxDiagnostic keeps the line yaml.v3 reports ("yaml: line 7: ...").
+func syntaxDiagnostic(file string, err error) Diagnostic {
+	msg := err.Error()
+	line := 0
+	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
+		if num, tail, ok := strings.Cut(rest, ":"); ok {
+			for _, c := range num {
+				if c < '0' || c > '9' {
+					line = -1
+					break
+				}
+			}
+			if line == 0 {
+				for _, c := range num {
+					line = line*10 + int(c-'0')
+				}
+				msg = strings.TrimSpace(tail)
+			}
+		}
+	}
+	if line < 0 {
+		line = 0
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return Diagnostic{Loc: Loc{File: file, Line: line, Col: 1}, Code: CodeSyntax, Severity: SeverityError, Message: msg}
+}
+
+func merge(files []string, docs []*Document, diags *Diagnostics) *Fabric {
+	fab := &Fabric{Files: files}
+	var nameAt, lossAt, secAt, probeAt *Loc
+	setOnce := func(prev **Loc, at Loc, what string) bool {
+		if *prev != nil {
+			diags.Errorf(at, CodeDuplicateField, "%s is already set at %s; set it in one file only", what, **prev)
+			return false
+		}
+		*prev = &at
+		return true
+	}
+	for _, doc := range docs {
+		if doc.Metadata.Name != "" {
+			if nameAt == nil || fab.Name == doc.Metadata.Name {
+				fab.Name = doc.Metadata.Name
+				nameAt = &Loc{}
+			} else {
+				diags.Errorf(doc.Metadata.At("name"), CodeDuplicateField, "fabric name %q differs from %q in another file", doc.Metadata.Name, fab.Name)
+			}
+		}
+		s := doc.Spec
+		if s.Lossless != nil && setOnce(&lossAt, s.At("lossless"), "spec.lossless") {
+			fab.Lossless = s.Lossless
+		}
+		if s.Security != nil && setOnce(&secAt, s.At("security"), "spec.security") {
+			fab.Security = s.Security
+		}
+		if s.Probe != nil && setOnce(&probeAt, s.At("probe"), "spec.probe") {
+			fab.Probe = s.Probe
+		}
+		fab.Groups = append(fab.Groups, s.Groups...)
+		fab.Switches = append(fab.Switches, s.Switches...)
+		fab.Hosts = append(fab.Hosts, s.Hosts...)
+		fab.Links = append(fab.Links, s.Links...)
+	}
+	checkUniqueNames(fab, diags)
+	checkSecrets(fab, diags)
+	return fab
+}
+
+// checkSecrets rejects passwords and tokens written into the intent: the
+// intent lives in git and is reviewed in pull requests.
+func checkSecrets(fab *Fabric, diags *Diagnostics) {
+	check := func(c *Credentials) {
+		if c == nil {
+			return
+		}
+		for _, f := range []struct{ name, val string }{{"password", c.Password}, {"token", c.Token}} {
+			if f.val != "" {
+				diags.Errorf(c.At(f.name), CodeInlineSecret, "inline secrets are not allowed in the intent; use passwordEnv (an environment variable) or passwordFile")
+			}
+		}
+		if c.PasswordEnv != "" && c.PasswordFile != "" {
+			diags.Errorf(c.At("passwordFile"), CodeInlineSecret, "set passwordEnv or passwordFile, not both")
+		}
+	}
+	for i := range fab.Groups {
+		check(fab.Groups[i].Credentials)
+	}
+	for i := range fab.Switches {
+		check(fab.Switches[i].Credentials)
+	}
+	for i := range fab.Hosts {
+		check(fab.Hosts[i].Credentials)
+	}
+}
+
+// checkUniqueNames rejects a device or group defined twice, in one file or
+// across files.
+func checkUniqueNames(fab *Fabric, diags *Diagnostics) {
+	seen := map[string]Loc{}
+	check := func(kind, name string, at Loc) {
+		if name == "" {
+			return
+		}
+		if prev, dup := seen[name]; dup {
+			diags.Errorf(at, CodeDuplicateDevice, "%s %q is already defined at %s", kind, name, prev)
+			return
+		}
+		seen[name] = at
+	}
+	for _, sw := range fab.Switches {
+		check("device", sw.Name, sw.At("name"))
+	}
+	for _, h := range fab.Hosts {
+		check("device", h.Name, h.At("name"))
+	}
+	groups := map[string]Loc{}
+	for _, g := range fab.Groups {
+		if prev, dup := groups[g.Name]; dup && g.Name != "" {
+			diags.Errorf(g.At("name"), CodeDuplicateDevice, "group %q is already defined at %s", g.Name, prev)
+			continue
+		}
+		groups[g.Name] = g.At("name")
+	}
+}

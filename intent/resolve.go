@@ -1,0 +1,658 @@
+package intent
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// Resolved is the fabric after defaults and precedence (device > group >
+// fabric): one flat model per device, which is what renderers consume.
+type Resolved struct {
+	Name     string
+	Files    []string
+	Policy   Policy // the fabric-wide policy, before group and device overrides
+	Security SecuritySpec
+	Probe    Probe
+	Groups   map[string]*GroupSpec
+	Switches []*Switch
+	Hosts    []*Host
+	Links    []Link
+
+	switchByName map[string]*Switch
+	hostByName   map[string]*Host
+}
+
+// Policy is the concrete lossless policy of one device.
+type Policy struct {
+	Profile         string
+	VLAN            int // 0: routed, no lossless VLAN
+	NoDropPriority  int
+	RoCEDSCP        []int
+	Trust           string
+	CNPDSCP         int
+	CNPPriority     int
+	ECNMin          uint64 // bytes
+	ECNMax          uint64 // bytes
+	MarkProbability int    // percent
+	PFCEnabled      bool
+	PFCPriorities   []int
+	Headroom        uint64 // bytes; 0: the platform computes it
+	Xoff            uint64 // bytes; 0: the platform computes it
+	Xon             uint64 // bytes; 0: the platform computes it
+	CableLength     int    // meters; 0: the platform default
+	Watchdog        Watchdog
+	SwitchMTU       SwitchMTU
+	HostMTU         int
+	RoCEMode        string
+
+	// origin says where each field was set, by its path under lossless
+	// ("ecn.minThreshold"); fields left at their default point at the
+	// fabric's lossless section or the document.
+	origin map[string]Loc
+}
+
+// Watchdog is the resolved PFC watchdog.
+type Watchdog struct {
+	Enabled     bool
+	Detection   time.Duration // 0: platform default
+	Restoration time.Duration // 0: platform default
+	Action      string        // drop or forward; "" is the platform default
+}
+
+// Origin is where a policy field was set, for diagnostics.
+func (p Policy) Origin(field string) Loc {
+	if l, ok := p.origin[field]; ok {
+		return l
+	}
+	if l, ok := p.origin[""]; ok {
+		l.Field = joinField(l.Field, field)
+		return l
+	}
+	return Loc{Field: "spec.lossless." + field}
+}
+
+// Written returns where a field was written in the intent, and false when
+// it holds the default.
+func (p Policy) Written(field string) (Loc, bool) {
+	l, ok := p.origin[field]
+	return l, ok
+}
+
+// ECNOn reports whether the profile marks ECN (not pfc-only).
+func (p Policy) ECNOn() bool { return p.Profile != ProfilePFCOnly }
+
+// PFCOn reports whether PFC is rendered (enabled, and not ecn-only).
+func (p Policy) PFCOn() bool { return p.Profile != ProfileECNOnly && p.PFCEnabled }
+
+// PFCBitmap is the IEEE PFC enable bitmap, zero when PFC is off.
+func (p Policy) PFCBitmap() uint8 {
+	if !p.PFCOn() {
+		return 0
+	}
+	var b uint8
+	for _, prio := range p.PFCPriorities {
+		if prio >= 0 && prio < 8 {
+			b |= 1 << prio
+		}
+	}
+	return b
+}
+
+// RoCEToS is the host ToS for RoCE traffic: the first RoCE DSCP with ECT(0),
+// e.g. 106 for DSCP 26.
+func (p Policy) RoCEToS() int {
+	if len(p.RoCEDSCP) == 0 {
+		return 0
+	}
+	return p.RoCEDSCP[0]<<2 | 0b10
+}
+
+// Switch is one resolved switch.
+type Switch struct {
+	Name       string
+	Group      string
+	Platform   string
+	Transport  string // "" until the platform default is applied
+	Address    Address
+	Creds      Credentials
+	TLS        TLSSpec
+	Model      string
+	OSVersion  string
+	PortSpeed  string
+	ASIC       string
+	Netns      string
+	Junos      JunosSpec
+	OCFallback string // OpenConfig PFC fallback platform, "" if none
+	Ports      []Port
+	Policy     Policy
+	Spec       *SwitchSpec
+}
+
+// Port is one RoCE-facing switch port.
+type Port struct {
+	Name string
+	Mode string // routed, trunk or access
+	LAG  string
+	At   Loc
+}
+
+// Port returns the RoCE port with that name.
+func (s *Switch) Port(name string) (Port, bool) {
+	for _, p := range s.Ports {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Port{}, false
+}
+
+// AttrAt is where a device attribute was written: on the device, else on
+// its group, else the device itself.
+func (s *Switch) AttrAt(r *Resolved, field string) Loc {
+	if s.Spec.Has(field) {
+		return s.Spec.At(field)
+	}
+	if g := r.Groups[s.Group]; g != nil && g.Has(field) {
+		return g.At(field)
+	}
+	return s.Spec.At(field)
+}
+
+// Host is one resolved host.
+type Host struct {
+	Name    string
+	Group   string
+	Address Address
+	Creds   Credentials
+	NICs    []NIC
+	Netns   string
+	Policy  Policy
+	Spec    *HostSpec
+}
+
+// NIC is one RDMA NIC port of a host.
+type NIC struct {
+	Netdev     string
+	RDMADevice string
+	RDMAPort   int
+	Address    string
+	At         Loc
+}
+
+// Link is one cable, with its ends resolved.
+type Link struct {
+	A, B Endpoint
+	// HostEnd is set when one end is a host NIC; SwitchEnd is the switch
+	// port cabled to it (or the A end of a switch-to-switch link).
+	HostEnd   *Endpoint
+	SwitchEnd Endpoint
+	At        Loc
+}
+
+// Probe is the resolved probe configuration.
+type Probe struct {
+	Pairs           string
+	CrossLeafSample int
+	List            []PairSpec
+	Sizes           []int
+	Count           int
+	Duration        time.Duration
+	RatePPS         int
+	PKey            int
+	QPMin, QPMax    int
+	MaxLossPercent  float64
+	At              Loc
+}
+
+// Switch returns the switch with that name.
+func (r *Resolved) Switch(name string) *Switch { return r.switchByName[name] }
+
+// Host returns the host with that name.
+func (r *Resolved) Host(name string) *Host { return r.hostByName[name] }
+
+// HostLinks returns the host-to-switch links, sorted by host then NIC.
+func (r *Resolved) HostLinks() []Link {
+	var out []Link
+	for _, l := range r.Links {
+		if l.HostEnd != nil {
+			out = append(out, l)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].HostEnd.Device != out[j].HostEnd.Device {
+			return out[i].HostEnd.Device < out[j].HostEnd.Device
+		}
+		return out[i].HostEnd.Port < out[j].HostEnd.Port
+	})
+	return out
+}
+
+// Resolve applies defaults and precedence. Unknown group and device
+// references are reported; everything else is lint's job.
+func Resolve(f *Fabric) (*Resolved, Diagnostics) {
+	var diags Diagnostics
+	r := &Resolved{
+		Name:         f.Name,
+		Files:        f.Files,
+		Groups:       map[string]*GroupSpec{},
+		switchByName: map[string]*Switch{},
+		hostByName:   map[string]*Host{},
+	}
+	r.Policy = defaultPolicy(f)
+	r.Policy.apply(f.Lossless)
+	if f.Security != nil {
+		r.Security = *f.Security
+	}
+	r.Probe = resolveProbe(f.Probe, r.Policy)
+	for i := range f.Groups {
+		g := &f.Groups[i]
+		if _, dup := r.Groups[g.Name]; !dup {
+			r.Groups[g.Name] = g
+		}
+	}
+	for i := range f.Switches {
+		sw := r.resolveSwitch(&f.Switches[i], &diags)
+		if _, dup := r.switchByName[sw.Name]; dup {
+			continue // already reported by the loader
+		}
+		r.Switches = append(r.Switches, sw)
+		r.switchByName[sw.Name] = sw
+	}
+	for i := range f.Hosts {
+		h := r.resolveHost(&f.Hosts[i], &diags)
+		if _, dup := r.hostByName[h.Name]; dup {
+			continue
+		}
+		if _, clash := r.switchByName[h.Name]; clash {
+			continue
+		}
+		r.Hosts = append(r.Hosts, h)
+		r.hostByName[h.Name] = h
+	}
+	for i := range f.Links {
+		r.resolveLink(&f.Links[i], &diags)
+	}
+	diags.Sort()
+	return r, diags
+}
+
+func defaultPolicy(f *Fabric) Policy {
+	p := Policy{
+		Profile:         DefaultProfile,
+		NoDropPriority:  DefaultNoDropPriority,
+		RoCEDSCP:        []int{DefaultRoCEDSCP},
+		Trust:           DefaultTrust,
+		CNPDSCP:         DefaultCNPDSCP,
+		CNPPriority:     DefaultCNPPriority,
+		ECNMin:          DefaultECNMin,
+		ECNMax:          DefaultECNMax,
+		MarkProbability: DefaultMarkProbability,
+		PFCEnabled:      true,
+		PFCPriorities:   []int{DefaultNoDropPriority},
+		Watchdog:        Watchdog{Enabled: true},
+		SwitchMTU:       SwitchMTU{Max: true},
+		HostMTU:         DefaultHostMTU,
+		RoCEMode:        DefaultRoCEMode,
+		origin:          map[string]Loc{},
+	}
+	if f.Lossless != nil {
+		p.origin[""] = f.Lossless.Loc()
+	} else if len(f.Files) > 0 {
+		p.origin[""] = Loc{File: f.Files[0], Line: 1, Col: 1, Field: "spec.lossless"}
+	}
+	return p
+}
+
+// withOverrides layers a group's and a device's overrides on base.
+func (p Policy) withOverrides(layers ...*LosslessSpec) Policy {
+	any := false
+	for _, l := range layers {
+		any = any || l != nil
+	}
+	if !any {
+		return p
+	}
+	out := p
+	out.RoCEDSCP = slices.Clone(p.RoCEDSCP)
+	out.PFCPriorities = slices.Clone(p.PFCPriorities)
+	out.origin = make(map[string]Loc, len(p.origin))
+	for k, v := range p.origin {
+		out.origin[k] = v
+	}
+	for _, l := range layers {
+		out.apply(l)
+	}
+	return out
+}
+
+// apply copies every field written in s over p and records where it was set.
+func (p *Policy) apply(s *LosslessSpec) {
+	if s == nil {
+		return
+	}
+	set := func(field string, at Loc) { p.origin[field] = at }
+	if s.Profile != nil {
+		p.Profile = *s.Profile
+		set("profile", s.At("profile"))
+	}
+	if s.VLAN != nil {
+		p.VLAN = *s.VLAN
+		set("vlan", s.At("vlan"))
+	}
+	if s.NoDropPriority != nil {
+		// PFC follows the no-drop priority unless its priorities are written.
+		if (s.PFC == nil || s.PFC.Priorities == nil) && slices.Equal(p.PFCPriorities, []int{p.NoDropPriority}) {
+			p.PFCPriorities = []int{*s.NoDropPriority}
+			set("pfc.priorities", s.At("noDropPriority"))
+		}
+		p.NoDropPriority = *s.NoDropPriority
+		set("noDropPriority", s.At("noDropPriority"))
+	}
+	if s.RoCEDSCP != nil {
+		p.RoCEDSCP = slices.Clone(s.RoCEDSCP)
+		set("roceDscp", s.At("roceDscp"))
+	}
+	if s.Trust != nil {
+		p.Trust = *s.Trust
+		set("trust", s.At("trust"))
+	}
+	if s.RoCEMode != nil {
+		p.RoCEMode = *s.RoCEMode
+		set("roceMode", s.At("roceMode"))
+	}
+	if c := s.CNP; c != nil {
+		if c.DSCP != nil {
+			p.CNPDSCP = *c.DSCP
+			set("cnp.dscp", c.At("dscp"))
+		}
+		if c.Priority != nil {
+			p.CNPPriority = *c.Priority
+			set("cnp.priority", c.At("priority"))
+		}
+	}
+	if e := s.ECN; e != nil {
+		if e.MinThreshold != nil {
+			p.ECNMin = e.MinThreshold.N
+			set("ecn.minThreshold", e.At("minThreshold"))
+		}
+		if e.MaxThreshold != nil {
+			p.ECNMax = e.MaxThreshold.N
+			set("ecn.maxThreshold", e.At("maxThreshold"))
+		}
+		if e.MarkProbability != nil {
+			p.MarkProbability = *e.MarkProbability
+			set("ecn.markProbability", e.At("markProbability"))
+		}
+	}
+	if f := s.PFC; f != nil {
+		if f.Enabled != nil {
+			p.PFCEnabled = *f.Enabled
+			set("pfc.enabled", f.At("enabled"))
+		}
+		if f.Priorities != nil {
+			p.PFCPriorities = slices.Clone(f.Priorities)
+			set("pfc.priorities", f.At("priorities"))
+		}
+		if f.Headroom != nil {
+			p.Headroom = f.Headroom.N
+			set("pfc.headroom", f.At("headroom"))
+		}
+		if f.Xoff != nil {
+			p.Xoff = f.Xoff.N
+			set("pfc.xoff", f.At("xoff"))
+		}
+		if f.Xon != nil {
+			p.Xon = f.Xon.N
+			set("pfc.xon", f.At("xon"))
+		}
+		if f.CableLength != nil {
+			p.CableLength = f.CableLength.N
+			set("pfc.cableLength", f.At("cableLength"))
+		}
+		if w := f.Watchdog; w != nil {
+			if w.Enabled != nil {
+				p.Watchdog.Enabled = *w.Enabled
+				set("pfc.watchdog.enabled", w.At("enabled"))
+			}
+			if w.DetectionTime != nil {
+				p.Watchdog.Detection = w.DetectionTime.D
+				set("pfc.watchdog.detectionTime", w.At("detectionTime"))
+			}
+			if w.RestorationTime != nil {
+				p.Watchdog.Restoration = w.RestorationTime.D
+				set("pfc.watchdog.restorationTime", w.At("restorationTime"))
+			}
+			if w.Action != nil {
+				p.Watchdog.Action = *w.Action
+				set("pfc.watchdog.action", w.At("action"))
+			}
+		}
+	}
+	if m := s.MTU; m != nil {
+		if m.Switch != nil {
+			p.SwitchMTU = *m.Switch
+			set("mtu.switch", m.At("switch"))
+		}
+		if m.Host != nil {
+			p.HostMTU = *m.Host
+			set("mtu.host", m.At("host"))
+		}
+	}
+}
+
+func (r *Resolved) group(name string, at Loc, diags *Diagnostics) *GroupSpec {
+	if name == "" {
+		return nil
+	}
+	g, ok := r.Groups[name]
+	if !ok {
+		diags.Errorf(at, CodeUnknownRef, "group %q is not defined%s", name, suggestName(name, mapKeys(r.Groups)))
+	}
+	return g
+}
+
+func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
+	g := r.group(s.Group, s.At("group"), diags)
+	var attrs DeviceAttrs
+	var groupOverrides *LosslessSpec
+	if g != nil {
+		attrs = g.DeviceAttrs
+		groupOverrides = g.Overrides
+	}
+	layerAttrs(&attrs, s.DeviceAttrs)
+	sw := &Switch{
+		Name: s.Name, Group: s.Group, Platform: attrs.Platform, Transport: attrs.Transport,
+		Model: attrs.Model, OSVersion: attrs.OSVersion, PortSpeed: attrs.PortSpeed, ASIC: attrs.ASIC,
+		Netns: attrs.Netns, Spec: s,
+		Policy: r.Policy.withOverrides(groupOverrides, s.Overrides),
+	}
+	if s.Address != nil {
+		sw.Address = *s.Address
+	}
+	if attrs.Credentials != nil {
+		sw.Creds = *attrs.Credentials
+	}
+	if attrs.TLS != nil {
+		sw.TLS = *attrs.TLS
+	}
+	if attrs.Junos != nil {
+		sw.Junos = *attrs.Junos
+	}
+	if attrs.OpenConfig != nil && attrs.OpenConfig.PFCFallback != nil {
+		sw.OCFallback = attrs.OpenConfig.PFCFallback.Platform
+	}
+	defaultMode := "routed"
+	if sw.Policy.VLAN != 0 {
+		defaultMode = "trunk"
+	}
+	for _, ps := range s.Ports {
+		mode := ps.Mode
+		if mode == "" {
+			mode = defaultMode
+		}
+		for _, name := range ps.Names.Names {
+			sw.Ports = append(sw.Ports, Port{Name: name, Mode: mode, LAG: ps.LAG, At: ps.At("names")})
+		}
+	}
+	return sw
+}
+
+// layerAttrs copies every attribute the device sets over the group's.
+func layerAttrs(dst *DeviceAttrs, src DeviceAttrs) {
+	for _, f := range []struct{ d, s *string }{
+		{&dst.Platform, &src.Platform}, {&dst.Transport, &src.Transport}, {&dst.Model, &src.Model},
+		{&dst.OSVersion, &src.OSVersion}, {&dst.PortSpeed, &src.PortSpeed}, {&dst.ASIC, &src.ASIC},
+		{&dst.Netns, &src.Netns},
+	} {
+		if *f.s != "" {
+			*f.d = *f.s
+		}
+	}
+	if src.Credentials != nil {
+		dst.Credentials = src.Credentials
+	}
+	if src.TLS != nil {
+		dst.TLS = src.TLS
+	}
+	if src.Junos != nil {
+		dst.Junos = src.Junos
+	}
+	if src.OpenConfig != nil {
+		dst.OpenConfig = src.OpenConfig
+	}
+}
+
+func (r *Resolved) resolveHost(h *HostSpec, diags *Diagnostics) *Host {
+	g := r.group(h.Group, h.At("group"), diags)
+	var groupOverrides *LosslessSpec
+	creds := h.Credentials
+	if g != nil {
+		groupOverrides = g.Overrides
+		if creds == nil {
+			creds = g.Credentials
+		}
+	}
+	out := &Host{Name: h.Name, Group: h.Group, Netns: h.Netns, Spec: h,
+		Policy: r.Policy.withOverrides(groupOverrides, h.Overrides)}
+	if h.Address != nil {
+		out.Address = *h.Address
+	}
+	if creds != nil {
+		out.Creds = *creds
+	}
+	for _, n := range h.NICs {
+		out.NICs = append(out.NICs, NIC{Netdev: n.Netdev, RDMADevice: n.RDMADevice, RDMAPort: max(n.RDMAPort, 1), Address: n.Address, At: n.Loc()})
+	}
+	return out
+}
+
+func (r *Resolved) resolveLink(l *LinkSpec, diags *Diagnostics) {
+	link := Link{A: l.A, B: l.B, At: l.Loc()}
+	ok := true
+	kind := func(e Endpoint, field string) string {
+		if h := r.hostByName[e.Device]; h != nil {
+			for _, n := range h.NICs {
+				if n.Netdev == e.Port {
+					return "host"
+				}
+			}
+			diags.Errorf(l.At(field), CodeUnknownRef, "host %q has no NIC %q", e.Device, e.Port)
+			ok = false
+			return "host"
+		}
+		if r.switchByName[e.Device] != nil {
+			return "switch"
+		}
+		diags.Errorf(l.At(field), CodeUnknownRef, "device %q is not defined", e.Device)
+		ok = false
+		return ""
+	}
+	ka, kb := kind(l.A, "a"), kind(l.B, "b")
+	if !ok {
+		return
+	}
+	switch {
+	case ka == "host" && kb == "host":
+		diags.Errorf(l.Loc(), CodeUnknownRef, "link %s – %s joins two hosts; cable each host to a switch port", l.A, l.B)
+		return
+	case ka == "host":
+		a := l.A
+		link.HostEnd, link.SwitchEnd = &a, l.B
+	case kb == "host":
+		b := l.B
+		link.HostEnd, link.SwitchEnd = &b, l.A
+	default:
+		link.SwitchEnd = l.A
+	}
+	r.Links = append(r.Links, link)
+}
+
+func resolveProbe(s *ProbeSpec, p Policy) Probe {
+	out := Probe{
+		Pairs: DefaultProbePairs, CrossLeafSample: DefaultCrossLeafSample,
+		Sizes: slices.Clone(DefaultProbeSizes), Count: DefaultProbeCount, Duration: DefaultProbeDuration,
+		RatePPS: DefaultProbeRatePPS, PKey: DefaultProbePKey, QPMin: DefaultProbeQPMin, QPMax: DefaultProbeQPMax,
+	}
+	if p.Profile == ProfileECNOnly {
+		out.MaxLossPercent = DefaultLossyLossPercent
+	}
+	if s == nil {
+		return out
+	}
+	out.At = s.Loc()
+	if s.Pairs != nil {
+		out.Pairs = *s.Pairs
+	}
+	if s.CrossLeafSample != nil {
+		out.CrossLeafSample = *s.CrossLeafSample
+	}
+	out.List = s.List
+	if s.Sizes != nil {
+		out.Sizes = slices.Clone(s.Sizes)
+	}
+	if s.Count != nil {
+		out.Count = *s.Count
+	}
+	if s.Duration != nil {
+		out.Duration = s.Duration.D
+	}
+	if s.RatePPS != nil {
+		out.RatePPS = *s.RatePPS
+	}
+	if s.PKey != nil {
+		out.PKey = *s.PKey
+	}
+	if s.QPMin != nil {
+		out.QPMin = *s.QPMin
+	}
+	if s.QPMax != nil {
+		out.QPMax = *s.QPMax
+	}
+	if s.MaxLossPercent != nil {
+		out.MaxLossPercent = *s.MaxLossPercent
+	}
+	return out
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func suggestName(name string, known []string) string {
+	best, bestDist := "", 3
+	for _, k := range known {
+		if d := levenshtein(name, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean \"" + best + "\"?)"
+}

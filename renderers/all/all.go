@@ -1,0 +1,21 @@
+// Package all registers every platform renderer: the single list to edit
+// when a platform is added.
+package all
+
+import (
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// registrations is the one list of platforms.
+var registrations = []func(*renderers.Registry) error{}
+
+// Renderers returns a registry with every platform.
+func Renderers() *renderers.Registry {
+	r := renderers.NewRegistry()
+	for _, register := range registrations {
+		if err := register(r); err != nil {
+			panic(err) // a programming error: duplicate platform name
+		}
+	}
+	return r
+}

@@ -1,0 +1,281 @@
+package devcfg
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Shape says which of the three forms a Config holds.
+type Shape string
+
+const (
+	ShapeTree  Shape = "tree"  // CLI configs with indented sub-modes (NX-OS, EOS)
+	ShapePaths Shape = "paths" // path → value (gNMI, config_db, NVUE, Junos set)
+	ShapeHost  Shape = "host"  // typed NIC settings
+)
+
+// Config is one device's configuration in one shape. Desired configs also
+// carry what rocefab owns on the device; parsed running configs leave those
+// fields empty.
+type Config struct {
+	Device   string
+	Platform string
+	Shape    Shape
+
+	Tree  *Tree         // ShapeTree
+	Paths Paths         // ShapePaths
+	Host  *HostSettings // ShapeHost
+
+	// Owned limits the diff and the push to rocefab's part of the device.
+	Owned Scope
+	// Singletons are device-wide settings rocefab claims; another owner's
+	// value is a conflict, never silently overwritten.
+	Singletons []Singleton
+	// Notes are renderer remarks shown in plans, e.g. "OpenConfig has no PFC
+	// model: PFC rendered through the eos fallback".
+	Notes []string
+}
+
+// Clone returns a deep copy.
+func (c *Config) Clone() *Config {
+	if c == nil {
+		return nil
+	}
+	out := *c
+	out.Tree = c.Tree.Clone()
+	out.Paths = c.Paths.Clone()
+	if c.Host != nil {
+		h := c.Host.Clone()
+		out.Host = &h
+	}
+	out.Owned = c.Owned.Clone()
+	out.Singletons = append([]Singleton(nil), c.Singletons...)
+	out.Notes = append([]string(nil), c.Notes...)
+	return &out
+}
+
+// Text is the canonical text form: indented lines for trees, sorted
+// "path = value" lines for paths. It is stable, so it serves golden files,
+// snapshots and fingerprints.
+func (c *Config) Text() string {
+	switch c.Shape {
+	case ShapeTree:
+		return c.Tree.Text(2)
+	case ShapePaths:
+		return c.Paths.Text()
+	case ShapeHost:
+		if c.Host == nil {
+			return ""
+		}
+		return c.Host.Paths().Text()
+	}
+	return ""
+}
+
+// Fingerprint hashes the canonical text. Drivers return it for the owned,
+// normalised part of the running config; a saved plan records it so apply
+// can refuse when the device changed since.
+func (c *Config) Fingerprint() string {
+	sum := sha256.Sum256([]byte(string(c.Shape) + "\n" + c.Text()))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Filter returns the part of c inside scope. Host settings are always owned
+// whole.
+func (c *Config) Filter(scope Scope) *Config {
+	out := &Config{Device: c.Device, Platform: c.Platform, Shape: c.Shape}
+	switch c.Shape {
+	case ShapeTree:
+		out.Tree = scope.filterTree(c.Tree)
+	case ShapePaths:
+		out.Paths = Paths{}
+		for p, v := range c.Paths {
+			if scope.OwnsPath(p) {
+				out.Paths[p] = v
+			}
+		}
+	case ShapeHost:
+		if c.Host != nil {
+			h := c.Host.Clone()
+			out.Host = &h
+		}
+	}
+	return out
+}
+
+// Scope lists what rocefab owns on one device.
+type Scope struct {
+	// Lines own tree lines; see LineOwner.
+	Lines []LineOwner `json:"lines,omitempty"`
+	// Paths owns exact paths and everything below them.
+	Paths []string `json:"paths,omitempty"`
+	// PathPrefixes own any path starting with the string, e.g.
+	// "/WRED_PROFILE/ROCEFAB_" for every rocefab-named profile.
+	PathPrefixes []string `json:"pathPrefixes,omitempty"`
+}
+
+// LineOwner owns tree lines under an exact parent path (empty for top level)
+// that start with Prefix. Subtree owns the matched line's children too;
+// otherwise only the line itself is owned, and Parents are context.
+type LineOwner struct {
+	Parents []string `json:"parents,omitempty"`
+	Prefix  string   `json:"prefix"`
+	Subtree bool     `json:"subtree,omitempty"`
+}
+
+// Clone returns a deep copy.
+func (s Scope) Clone() Scope {
+	out := Scope{Paths: append([]string(nil), s.Paths...), PathPrefixes: append([]string(nil), s.PathPrefixes...)}
+	for _, l := range s.Lines {
+		l.Parents = append([]string(nil), l.Parents...)
+		out.Lines = append(out.Lines, l)
+	}
+	return out
+}
+
+// Merge adds other's owners to s.
+func (s *Scope) Merge(other Scope) {
+	s.Lines = append(s.Lines, other.Lines...)
+	s.Paths = append(s.Paths, other.Paths...)
+	s.PathPrefixes = append(s.PathPrefixes, other.PathPrefixes...)
+}
+
+// OwnsPath reports whether a Paths key is owned.
+func (s Scope) OwnsPath(p string) bool {
+	for _, e := range s.Paths {
+		if p == e || (strings.HasPrefix(p, e) && isPathBoundary(p[len(e)])) {
+			return true
+		}
+	}
+	for _, pre := range s.PathPrefixes {
+		if strings.HasPrefix(p, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+func isPathBoundary(c byte) bool { return c == '/' || c == '[' || c == ' ' }
+
+// filterTree keeps owned lines, with their ancestors as context.
+func (s Scope) filterTree(t *Tree) *Tree {
+	out := &Tree{}
+	if t == nil {
+		return out
+	}
+	var walk func(parents []string, nodes []*Node) []*Node
+	walk = func(parents []string, nodes []*Node) []*Node {
+		var kept []*Node
+		for _, n := range nodes {
+			switch s.lineOwnership(parents, n.Line) {
+			case ownSubtree:
+				kept = append(kept, n.Clone())
+			case ownLine:
+				kept = append(kept, &Node{Line: n.Line})
+			default:
+				if kids := walk(append(parents, n.Line), n.Children); len(kids) > 0 {
+					kept = append(kept, &Node{Line: n.Line, Children: kids})
+				}
+			}
+		}
+		return kept
+	}
+	out.Nodes = walk(nil, t.Nodes)
+	return out
+}
+
+type ownership int
+
+const (
+	ownNone ownership = iota
+	ownLine
+	ownSubtree
+)
+
+func (s Scope) lineOwnership(parents []string, line string) ownership {
+	best := ownNone
+	for _, o := range s.Lines {
+		if !equalLines(o.Parents, parents) || !strings.HasPrefix(line, o.Prefix) {
+			continue
+		}
+		if o.Subtree {
+			return ownSubtree
+		}
+		best = ownLine
+	}
+	return best
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Singleton is a device-wide setting rocefab claims, such as NX-OS
+// `system qos` or the SONiC global DSCP_TO_TC_MAP binding. The running value
+// is foreign when it is present, differs from Want, and does not contain
+// Marker (rocefab's name prefix): then the plan reports a conflict.
+type Singleton struct {
+	Name string `json:"name"`
+	// Tree form: a line under Parents starting with Prefix.
+	Parents []string `json:"parents,omitempty"`
+	Prefix  string   `json:"prefix,omitempty"`
+	// Paths form: an exact path.
+	Path string `json:"path,omitempty"`
+	// Want is the desired line or value text.
+	Want   string `json:"want"`
+	Marker string `json:"marker"`
+}
+
+// Conflict describes a singleton held by other configuration.
+type Conflict struct {
+	Singleton string `json:"singleton"`
+	Held      string `json:"held"`
+	Want      string `json:"want"`
+}
+
+func (c Conflict) String() string {
+	return fmt.Sprintf("%s is owned by other config (%q); rocefab wants %q", c.Singleton, c.Held, c.Want)
+}
+
+// Conflicts returns the singletons in running that other configuration holds.
+func Conflicts(running *Config, singletons []Singleton) []Conflict {
+	var out []Conflict
+	for _, s := range singletons {
+		for _, held := range running.singletonValues(s) {
+			if held != s.Want && (s.Marker == "" || !strings.Contains(held, s.Marker)) {
+				out = append(out, Conflict{Singleton: s.Name, Held: held, Want: s.Want})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Singleton < out[j].Singleton })
+	return out
+}
+
+func (c *Config) singletonValues(s Singleton) []string {
+	switch c.Shape {
+	case ShapeTree:
+		var vals []string
+		for _, n := range c.Tree.Children(s.Parents) {
+			if strings.HasPrefix(n.Line, s.Prefix) {
+				vals = append(vals, n.Line)
+			}
+		}
+		return vals
+	case ShapePaths:
+		if v, ok := c.Paths[s.Path]; ok {
+			return []string{v.Text()}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package devcfg
+
+import (
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Paths maps a path to a typed value. Path syntax is the platform's own:
+// gNMI-style "/a/b[k=v]/c" for OpenConfig, "/TABLE/key/field" for SONiC
+// config_db, "qos/pfc/default-global/..." for NVUE, the statement words for
+// Junos. An optional "origin:" prefix selects a gNMI origin.
+type Paths map[string]Value
+
+// Value is the canonical JSON text of a value, so typed encodings survive:
+// RFC 7951 puts uint64 in a string ("153600") and uint16 in a number (9216).
+type Value string
+
+// String makes a JSON string value.
+func String(s string) Value {
+	b, _ := json.Marshal(s)
+	return Value(b)
+}
+
+// Int makes a JSON number value.
+func Int(n int64) Value { return Value(strconv.FormatInt(n, 10)) }
+
+// Uint64 makes an RFC 7951 uint64: a JSON string of digits.
+func Uint64(n uint64) Value { return String(strconv.FormatUint(n, 10)) }
+
+// Bool makes a JSON boolean value.
+func Bool(b bool) Value { return Value(strconv.FormatBool(b)) }
+
+// Empty is the JSON value of a presence container or empty object.
+const Empty Value = "{}"
+
+// JSON wraps any JSON-encodable value.
+func JSON(v any) Value {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("devcfg: unencodable value: " + err.Error())
+	}
+	return Value(b)
+}
+
+// Text is the human form: strings without quotes, everything else as JSON.
+func (v Value) Text() string {
+	var s string
+	if strings.HasPrefix(string(v), `"`) && json.Unmarshal([]byte(v), &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// Any decodes the value.
+func (v Value) Any() any {
+	var out any
+	d := json.NewDecoder(strings.NewReader(string(v)))
+	d.UseNumber()
+	if err := d.Decode(&out); err != nil {
+		return string(v)
+	}
+	return out
+}
+
+// Clone returns a copy.
+func (p Paths) Clone() Paths {
+	if p == nil {
+		return nil
+	}
+	out := make(Paths, len(p))
+	for k, v := range p {
+		out[k] = v
+	}
+	return out
+}
+
+// Keys returns the paths in sorted order.
+func (p Paths) Keys() []string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Text renders "path = value" lines in sorted order.
+func (p Paths) Text() string {
+	var b strings.Builder
+	for _, k := range p.Keys() {
+		b.WriteString(k)
+		b.WriteString(" = ")
+		b.WriteString(string(p[k]))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

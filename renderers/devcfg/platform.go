@@ -1,0 +1,77 @@
+package devcfg
+
+// Platform is what a driver needs to know about a platform, as data. The
+// agent takes it from the renderer registry and hands it to the driver, so
+// drivers never import a renderer.
+type Platform struct {
+	Name  string
+	Shape Shape
+	// Scrapli is the scrapligo platform name (cisco_nxos, arista_eos, ...).
+	Scrapli string
+	// Commit is how a change is made atomic on the device.
+	Commit CommitStyle
+	// ShowRunning reads the running config in the form Parse takes.
+	ShowRunning string
+	// CLIErrors are strings that mark a rejected CLI command.
+	CLIErrors []string
+	// Syntax turns changes into device commands.
+	Syntax Syntax
+	// Parse turns the raw running config into the model.
+	Parse func(raw []byte) (*Config, error)
+	// Normalise drops or rewrites what the device generates or defaults, so
+	// a compliant device shows no diff. It may be nil.
+	Normalise func(*Config) *Config
+}
+
+// CommitStyle names a platform's safe-push mechanism.
+type CommitStyle string
+
+const (
+	CommitNXOSCheckpoint CommitStyle = "nxos-checkpoint"    // checkpoint, rollback on error
+	CommitEOSSession     CommitStyle = "eos-session"        // configure session, commit or abort
+	CommitJunos          CommitStyle = "junos-confirmed"    // commit check, commit confirmed, confirm
+	CommitNVUE           CommitStyle = "nvue-apply-confirm" // nv config apply --confirm
+	CommitSONiCPatch     CommitStyle = "sonic-patch"        // checkpoint, apply-patch, rollback
+	CommitGNMI           CommitStyle = "gnmi-set"           // one SetRequest, commit extension
+	CommitNetlink        CommitStyle = "netlink"            // read-modify-write with restore
+)
+
+// PatchStyle says how changes become commands.
+type PatchStyle string
+
+const (
+	// StyleCLITree: context lines, the line or Negate+line, then Exit.
+	StyleCLITree PatchStyle = "cli-tree"
+	// StyleStatements: Set+path+value or Delete+path, one per line.
+	StyleStatements PatchStyle = "statements"
+	// StylePaths: path updates and deletes (gNMI, config_db, netlink).
+	StylePaths PatchStyle = "paths"
+)
+
+// Syntax is the command grammar a platform's patches use.
+type Syntax struct {
+	Style  PatchStyle
+	Negate string // "no "
+	Exit   string // "exit"
+	Set    string // "set ", "nv set "
+	Delete string // "delete ", "nv unset "
+	// LineKeys are prefixes of single-valued CLI lines: a new line with the
+	// same key replaces the old one ("mtu 9216" replaces "mtu 1500"), so the
+	// diff shows a modification.
+	LineKeys []string
+}
+
+// LineKey returns the key a tree line is matched by: the longest LineKeys
+// prefix it starts with, or the whole line.
+func (s Syntax) LineKey(line string) string {
+	best := ""
+	for _, k := range s.LineKeys {
+		if len(k) > len(best) && len(line) >= len(k) && line[:len(k)] == k {
+			best = k
+		}
+	}
+	if best == "" {
+		return line
+	}
+	return best
+}

@@ -1,0 +1,3 @@
+// Package renderers turns a resolved switch intent into the shared device
+// model. Each platform is one sub-package registered in renderers/all.
+package renderers

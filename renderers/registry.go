@@ -1,0 +1,180 @@
+package renderers
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Renderer renders the complete lossless configuration of one switch.
+type Renderer interface {
+	Render(sw *intent.Switch) (*devcfg.Config, error)
+}
+
+// Attributes are a platform's facts, as data: what its driver needs, what
+// lint checks, and how its changes affect traffic.
+type Attributes struct {
+	// Platform is handed to the driver: scrapligo name, commit style,
+	// CLI error strings, syntax, Parse and Normalise.
+	Platform devcfg.Platform
+	// Transports the platform supports; the first is the default.
+	Transports []string
+	// MTUCeiling is the platform's jumbo maximum as an L3 MTU; intent MTU
+	// "max" renders it, and a larger number is a lint error.
+	MTUCeiling int
+	// PortPattern matches valid port names; PortExample shows one.
+	PortPattern *regexp.Regexp
+	PortExample string
+	// MaxNoDropPriorities is how many lossless priorities the platform takes.
+	MaxNoDropPriorities int
+	// Singletons lists the device-wide settings the renderer claims.
+	Singletons []string
+	// NeedsQueueBuffer: ECN thresholds need the queue buffer size (Junos).
+	NeedsQueueBuffer bool
+	// NeedsPFCFallback: the platform has no PFC model (OpenConfig).
+	NeedsPFCFallback bool
+	// Classify says whether a change is traffic-affecting, and why.
+	Classify func(devcfg.Change) (devcfg.Disruption, string)
+	// Encode is the device-native text of a rendered config (CLI, set
+	// statements, config_db JSON, gNMI JSON), as `rocefab render` writes it
+	// and golden files record it. It must be deterministic.
+	Encode func(*devcfg.Config) ([]byte, error)
+	// FileExt is the extension of rendered files, e.g. ".cfg" or ".json".
+	FileExt string
+}
+
+// Entry is one registered platform.
+type Entry struct {
+	Name    string
+	Aliases []string
+	New     func() Renderer
+	Attrs   Attributes
+}
+
+// DefaultTransport is the platform's first transport.
+func (e *Entry) DefaultTransport() string {
+	if len(e.Attrs.Transports) == 0 {
+		return ""
+	}
+	return e.Attrs.Transports[0]
+}
+
+// Transport is the switch's transport, or the platform default.
+func (e *Entry) Transport(sw *intent.Switch) string {
+	if sw.Transport != "" {
+		return sw.Transport
+	}
+	return e.DefaultTransport()
+}
+
+// SupportsTransport reports whether t is in the platform's matrix.
+func (e *Entry) SupportsTransport(t string) bool {
+	for _, x := range e.Attrs.Transports {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// SwitchMTU is the L3 MTU to render: the ceiling for "max", else the value.
+func (e *Entry) SwitchMTU(p intent.Policy) int {
+	if p.SwitchMTU.Max {
+		return e.Attrs.MTUCeiling
+	}
+	return p.SwitchMTU.Value
+}
+
+// Registry holds the platforms. It is a value, not a global, so tests can
+// build their own.
+type Registry struct {
+	byName map[string]*Entry
+	names  []string // primary names, sorted
+}
+
+// ErrUnknownPlatform is returned for a platform nobody registered.
+var ErrUnknownPlatform = errors.New("unknown platform")
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{byName: map[string]*Entry{}} }
+
+// Register adds a platform under its name and aliases. A name already
+// taken is an error.
+func (r *Registry) Register(e Entry) error {
+	if e.Name == "" || e.New == nil {
+		return fmt.Errorf("renderers: platform entry needs a name and a constructor")
+	}
+	e.Attrs.Platform.Name = e.Name
+	for _, n := range append([]string{e.Name}, e.Aliases...) {
+		if _, dup := r.byName[n]; dup {
+			return fmt.Errorf("renderers: platform %q registered twice", n)
+		}
+	}
+	entry := &e
+	for _, n := range append([]string{e.Name}, e.Aliases...) {
+		r.byName[n] = entry
+	}
+	r.names = append(r.names, e.Name)
+	sort.Strings(r.names)
+	return nil
+}
+
+// Lookup returns the platform, or an error listing the known ones.
+func (r *Registry) Lookup(name string) (*Entry, error) {
+	if e, ok := r.byName[name]; ok {
+		return e, nil
+	}
+	return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownPlatform, name, strings.Join(r.names, ", "))
+}
+
+// Names returns the primary platform names, sorted.
+func (r *Registry) Names() []string { return append([]string(nil), r.names...) }
+
+// Render renders one switch through its platform.
+func (r *Registry) Render(sw *intent.Switch) (*devcfg.Config, error) {
+	e, err := r.Lookup(sw.Platform)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sw.Name, err)
+	}
+	cfg, err := e.New().Render(sw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: render %s: %w", sw.Name, sw.Platform, err)
+	}
+	cfg.Device, cfg.Platform = sw.Name, e.Name
+	return cfg, nil
+}
+
+// ClassifyByKeywords marks a change traffic-affecting when its location
+// contains one of the keywords, with the keyword's reason. Platforms use it
+// for MTU, PFC and buffer changes, which flap links or drop traffic.
+func ClassifyByKeywords(rules map[string]string) func(devcfg.Change) (devcfg.Disruption, string) {
+	keys := make([]string, 0, len(rules))
+	for k := range rules {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return func(c devcfg.Change) (devcfg.Disruption, string) {
+		where := strings.ToLower(c.Where() + " " + c.Old + " " + c.New + " " + blockText(c.Block))
+		for _, k := range keys {
+			if strings.Contains(where, strings.ToLower(k)) {
+				return devcfg.TrafficAffecting, rules[k]
+			}
+		}
+		return devcfg.Hitless, ""
+	}
+}
+
+func blockText(nodes []*devcfg.Node) string {
+	var b strings.Builder
+	for _, n := range nodes {
+		b.WriteString(n.Line)
+		b.WriteByte(' ')
+		b.WriteString(blockText(n.Children))
+	}
+	return b.String()
+}

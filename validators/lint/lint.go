@@ -1,0 +1,378 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
+)
+
+// minMTUForActive4096 is the IP MTU at which RoCE picks a 4096-byte active
+// MTU: 4096 payload + IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4, rounded.
+const minMTUForActive4096 = 4200
+
+// Validate loads, resolves and lints intent files in one go. The resolved
+// fabric is nil only when nothing could be read.
+func Validate(reg *renderers.Registry, paths ...string) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.Load(paths...)
+	if fab == nil {
+		return nil, diags
+	}
+	return finish(reg, fab, diags)
+}
+
+// ValidateBytes is Validate for an intent held in memory.
+func ValidateBytes(reg *renderers.Registry, name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.LoadBytes(name, data)
+	return finish(reg, fab, diags)
+}
+
+func finish(reg *renderers.Registry, fab *intent.Fabric, diags intent.Diagnostics) (*intent.Resolved, intent.Diagnostics) {
+	res, rdiags := intent.Resolve(fab)
+	diags = append(diags, rdiags...)
+	diags = append(diags, Check(res, reg)...)
+	diags = dedupe(diags)
+	diags.Sort()
+	return res, diags
+}
+
+// Check runs every lint rule.
+func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
+	c := &checker{r: r, reg: reg, seen: map[string]bool{}}
+	c.policy(r.Policy, "")
+	for _, sw := range r.Switches {
+		c.policy(sw.Policy, sw.Name)
+		c.switchRules(sw)
+	}
+	for _, h := range r.Hosts {
+		c.policy(h.Policy, h.Name)
+		c.hostRules(h)
+	}
+	c.hostMTUFit()
+	c.addresses()
+	c.cabling()
+	c.probe()
+	return c.diags
+}
+
+type checker struct {
+	r     *intent.Resolved
+	reg   *renderers.Registry
+	diags intent.Diagnostics
+	seen  map[string]bool
+}
+
+func (c *checker) errorf(at intent.Loc, code, format string, args ...any) {
+	c.diags.Errorf(at, code, format, args...)
+}
+
+func (c *checker) warnf(at intent.Loc, code, format string, args ...any) {
+	c.diags.Warnf(at, code, format, args...)
+}
+
+// policy checks one effective policy. Problems are reported where the value
+// was written, so a bad fabric-wide value is reported once, not per device.
+func (c *checker) policy(p intent.Policy, device string) {
+	if _, set := originSet(p, "vlan"); set && (p.VLAN < 1 || p.VLAN > 4094) {
+		c.errorf(p.Origin("vlan"), CodeVLANRange, "VLAN %d is outside 1..4094", p.VLAN)
+	}
+	prio := func(field string, v int) {
+		if v < 0 || v > 7 {
+			c.errorf(p.Origin(field), CodePriorityRange, "priority %d is outside 0..7", v)
+		}
+	}
+	prio("noDropPriority", p.NoDropPriority)
+	prio("cnp.priority", p.CNPPriority)
+	for _, v := range p.PFCPriorities {
+		prio("pfc.priorities", v)
+	}
+	if len(p.RoCEDSCP) == 0 {
+		c.errorf(p.Origin("roceDscp"), CodeDSCPRange, "the RoCE DSCP set is empty")
+	}
+	for _, d := range p.RoCEDSCP {
+		if d < 0 || d > 63 {
+			c.errorf(p.Origin("roceDscp"), CodeDSCPRange, "DSCP %d is outside 0..63", d)
+		}
+	}
+	if p.CNPDSCP < 0 || p.CNPDSCP > 63 {
+		c.errorf(p.Origin("cnp.dscp"), CodeDSCPRange, "DSCP %d is outside 0..63", p.CNPDSCP)
+	}
+	if p.ECNOn() && p.ECNMin >= p.ECNMax {
+		c.errorf(p.Origin("ecn.minThreshold"), CodeECNOrder, "ECN minimum threshold %d bytes is not below the maximum %d bytes", p.ECNMin, p.ECNMax)
+	}
+	if p.ECNOn() && p.PFCOn() && p.Xoff > 0 && p.ECNMin*2 > p.Xoff {
+		c.warnf(p.Origin("ecn.minThreshold"), CodeECNNearXoff, "ECN minimum %d bytes is not well below PFC xoff %d bytes: PFC may pause before DCQCN slows senders (keep it under half)", p.ECNMin, p.Xoff)
+	}
+	if p.MarkProbability < 1 || p.MarkProbability > 100 {
+		c.errorf(p.Origin("ecn.markProbability"), CodeMarkProbability, "mark probability %d%% is outside 1..100", p.MarkProbability)
+	}
+	if p.CNPPriority == p.NoDropPriority {
+		c.errorf(p.Origin("cnp.priority"), CodeCNPIsNoDrop, "CNP priority %d is the no-drop priority: CNPs belong in a strict-priority lossy class", p.CNPPriority)
+	}
+	if p.PFCOn() && slices.Contains(p.PFCPriorities, p.CNPPriority) {
+		c.errorf(p.Origin("pfc.priorities"), CodeCNPPFC, "PFC is enabled on the CNP priority %d: CNPs must not be paused", p.CNPPriority)
+	}
+	if slices.Contains(p.RoCEDSCP, p.CNPDSCP) {
+		c.errorf(p.Origin("cnp.dscp"), CodeDSCPOverlap, "CNP DSCP %d is also a RoCE DSCP", p.CNPDSCP)
+	}
+	if p.PFCOn() && !slices.Contains(p.PFCPriorities, p.NoDropPriority) {
+		c.errorf(p.Origin("pfc.priorities"), CodeNoDropWithoutPFC, "PFC priorities %v do not include the no-drop priority %d", p.PFCPriorities, p.NoDropPriority)
+	}
+	if p.Profile == intent.ProfileECNOnly {
+		if at, set := originSet(p, "pfc.enabled"); set && p.PFCEnabled {
+			c.warnf(at, CodeProfileMismatch, "profile ecn-only renders no PFC; pfc.enabled is ignored")
+		}
+	}
+	if p.Profile == intent.ProfilePFCOnly {
+		for _, f := range []string{"ecn.minThreshold", "ecn.maxThreshold", "ecn.markProbability"} {
+			if at, set := originSet(p, f); set {
+				c.warnf(at, CodeProfileMismatch, "profile pfc-only renders no ECN marking; %s is ignored", f)
+			}
+		}
+	}
+	if p.Profile != intent.ProfileECNOnly && !p.PFCEnabled {
+		c.warnf(p.Origin("pfc.enabled"), CodeProfileMismatch, "PFC is off but profile %s expects it: the fabric is lossy (use profile ecn-only to say so)", p.Profile)
+	}
+	if p.RoCEMode == "v1" {
+		c.errorf(p.Origin("roceMode"), CodeRoCEv1, "RoCE v1 is not routable and breaks across an L3 fabric; use v2")
+	}
+	if p.Trust == "pcp" && p.VLAN == 0 {
+		c.errorf(p.Origin("trust"), CodePCPNeedsVLAN, "trust pcp needs a lossless VLAN: untagged frames carry no PCP (set vlan, or trust dscp)")
+	}
+	if p.HostMTU < 1280 || p.HostMTU > 9216 {
+		c.errorf(p.Origin("mtu.host"), CodeHostMTUFit, "host MTU %d is outside 1280..9216", p.HostMTU)
+	} else if p.HostMTU < minMTUForActive4096 && device != "" {
+		c.warnf(p.Origin("mtu.host"), CodeRoCEActiveMTU, "host MTU %d limits RoCE to an active MTU below 4096 (needs about %d)", p.HostMTU, minMTUForActive4096)
+	}
+}
+
+func originSet(p intent.Policy, field string) (intent.Loc, bool) { return p.Written(field) }
+
+func (c *checker) switchRules(sw *intent.Switch) {
+	if sw.Platform == "" {
+		c.errorf(sw.Spec.At("platform"), CodeUnknownPlatform, "switch %s has no platform (known: %s)", sw.Name, strings.Join(c.reg.Names(), ", "))
+		return
+	}
+	e, err := c.reg.Lookup(sw.Platform)
+	if err != nil {
+		c.errorf(sw.AttrAt(c.r, "platform"), CodeUnknownPlatform, "switch %s: %v", sw.Name, err)
+		return
+	}
+	transport := e.Transport(sw)
+	if !e.SupportsTransport(transport) {
+		c.errorf(sw.AttrAt(c.r, "transport"), CodeTransport, "platform %s does not support transport %s (supported: %s)", e.Name, transport, strings.Join(e.Attrs.Transports, ", "))
+	}
+	if transport != "netlink" && sw.Address.Host == "" {
+		c.errorf(sw.Spec.Loc(), CodeMissingAddress, "switch %s has no management address (address: host or host:port)", sw.Name)
+	}
+	p := sw.Policy
+	if !p.SwitchMTU.Max && e.Attrs.MTUCeiling > 0 && p.SwitchMTU.Value > e.Attrs.MTUCeiling {
+		c.errorf(p.Origin("mtu.switch"), CodeMTUCeiling, "switch %s: MTU %d exceeds the %s ceiling %d (use %d, or \"max\")", sw.Name, p.SwitchMTU.Value, e.Name, e.Attrs.MTUCeiling, e.Attrs.MTUCeiling)
+	}
+	if !p.SwitchMTU.Max && p.SwitchMTU.Value < 1280 {
+		c.errorf(p.Origin("mtu.switch"), CodeMTUCeiling, "switch %s: MTU %d is below 1280", sw.Name, p.SwitchMTU.Value)
+	}
+	if max := e.Attrs.MaxNoDropPriorities; max > 0 && p.PFCOn() && len(p.PFCPriorities) > max {
+		c.errorf(p.Origin("pfc.priorities"), CodeTooManyNoDrop, "switch %s: %d no-drop priorities, but %s supports %d", sw.Name, len(p.PFCPriorities), e.Name, max)
+	}
+	if e.Attrs.NeedsQueueBuffer && p.ECNOn() && sw.Junos.QueueBufferSize == nil && (sw.Junos.FillLevelMin == nil || sw.Junos.FillLevelMax == nil) {
+		c.errorf(sw.Spec.Loc(), CodeJunosBuffer, "switch %s: Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax", sw.Name)
+	}
+	if e.Attrs.NeedsPFCFallback && p.PFCOn() {
+		switch fb := sw.OCFallback; {
+		case fb == "":
+			c.errorf(sw.Spec.Loc(), CodeOpenConfigPFC, "switch %s: OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (e.g. eos, nxos or sonic)", sw.Name)
+		case fb == e.Name:
+			c.errorf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, "switch %s: the PFC fallback must be a vendor-native platform, not %s", sw.Name, fb)
+		default:
+			if _, err := c.reg.Lookup(fb); err != nil {
+				c.errorf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, "switch %s: PFC fallback: %v", sw.Name, err)
+			}
+		}
+	}
+	for _, port := range sw.Ports {
+		if pat := e.Attrs.PortPattern; pat != nil && !pat.MatchString(port.Name) {
+			key := fmt.Sprintf("%s|%s", port.At, sw.Platform)
+			if !c.seen[key] {
+				c.seen[key] = true
+				c.errorf(port.At, CodePortName, "switch %s: %q is not a valid %s port name (e.g. %s)", sw.Name, port.Name, e.Name, e.Attrs.PortExample)
+			}
+		}
+		if port.Mode != "routed" && p.VLAN == 0 {
+			key := fmt.Sprintf("vlan|%s", port.At)
+			if !c.seen[key] {
+				c.seen[key] = true
+				c.errorf(port.At, CodeSwitchedNeedsVLAN, "switch %s: %s ports need the lossless VLAN (set spec.lossless.vlan, or mode routed)", sw.Name, port.Mode)
+			}
+		}
+	}
+}
+
+func (c *checker) hostRules(h *intent.Host) {
+	if h.Netns == "" && h.Address.Host == "" {
+		c.errorf(h.Spec.Loc(), CodeMissingAddress, "host %s has no address", h.Name)
+	}
+}
+
+// hostMTUFit reports each written host MTU that exceeds the smallest switch
+// MTU once, with the number of hosts it affects, rather than once per host.
+func (c *checker) hostMTUFit() {
+	smallest, smallestSwitch := 0, ""
+	for _, sw := range c.r.Switches {
+		e, err := c.reg.Lookup(sw.Platform)
+		if err != nil {
+			continue
+		}
+		if mtu := e.SwitchMTU(sw.Policy); mtu > 0 && (smallest == 0 || mtu < smallest) {
+			smallest, smallestSwitch = mtu, sw.Name
+		}
+	}
+	if smallest == 0 {
+		return
+	}
+	type group struct {
+		mtu   int
+		hosts []string
+	}
+	byOrigin := map[intent.Loc]*group{}
+	var order []intent.Loc
+	for _, h := range c.r.Hosts {
+		if h.Policy.HostMTU <= smallest {
+			continue
+		}
+		at := h.Policy.Origin("mtu.host")
+		g := byOrigin[at]
+		if g == nil {
+			g = &group{mtu: h.Policy.HostMTU}
+			byOrigin[at] = g
+			order = append(order, at)
+		}
+		g.hosts = append(g.hosts, h.Name)
+	}
+	for _, at := range order {
+		g := byOrigin[at]
+		who := "host " + g.hosts[0]
+		if len(g.hosts) > 1 {
+			who = fmt.Sprintf("%d hosts (%s, ...)", len(g.hosts), g.hosts[0])
+		}
+		c.errorf(at, CodeHostMTUFit, "%s: MTU %d does not fit switch %s MTU %d: RoCE never fragments, so the largest RoCE packets would be dropped", who, g.mtu, smallestSwitch, smallest)
+	}
+}
+
+func (c *checker) addresses() {
+	type owner struct {
+		name string
+		at   intent.Loc
+	}
+	seen := map[string]owner{}
+	check := func(name string, a intent.Address, defPort int, at intent.Loc) {
+		if a.Host == "" {
+			return
+		}
+		key := a.WithDefaultPort(defPort)
+		if prev, dup := seen[key]; dup {
+			c.errorf(at, CodeDuplicateAddress, "%s has the same management address %s as %s (%s)", name, key, prev.name, prev.at)
+			return
+		}
+		seen[key] = owner{name, at}
+	}
+	for _, sw := range c.r.Switches {
+		port := 22
+		if e, err := c.reg.Lookup(sw.Platform); err == nil && e.Transport(sw) == "gnmi" {
+			port = 57400
+		}
+		check("switch "+sw.Name, sw.Address, port, sw.Spec.At("address"))
+	}
+	for _, h := range c.r.Hosts {
+		check("host "+h.Name, h.Address, 22, h.Spec.At("address"))
+	}
+}
+
+func (c *checker) cabling() {
+	cabled := map[string]intent.Loc{}
+	mark := func(e intent.Endpoint, at intent.Loc) {
+		key := e.String()
+		if prev, dup := cabled[key]; dup {
+			c.errorf(at, CodeCabledTwice, "%s is already cabled at %s", key, prev)
+			return
+		}
+		cabled[key] = at
+	}
+	for _, l := range c.r.Links {
+		mark(l.A, l.At)
+		mark(l.B, l.At)
+		ends := []intent.Endpoint{l.SwitchEnd}
+		if l.HostEnd == nil {
+			ends = []intent.Endpoint{l.A, l.B}
+		}
+		for _, e := range ends {
+			sw := c.r.Switch(e.Device)
+			if sw == nil {
+				continue
+			}
+			if _, ok := sw.Port(e.Port); !ok {
+				c.errorf(l.At, CodeLinkNotRoCEPort, "link %s – %s: %s is not one of %s's RoCE ports (add it under ports)", l.A, l.B, e.Port, sw.Name)
+			}
+		}
+	}
+	for _, h := range c.r.Hosts {
+		for _, n := range h.NICs {
+			if _, ok := cabled[h.Name+":"+n.Netdev]; !ok {
+				c.errorf(n.At, CodeNICNotCabled, "host %s NIC %s is not cabled to a RoCE port (add a link %s:%s – switch:port)", h.Name, n.Netdev, h.Name, n.Netdev)
+			}
+		}
+	}
+}
+
+func (c *checker) probe() {
+	p := c.r.Probe
+	at := p.At
+	if at.Line == 0 && len(c.r.Files) > 0 {
+		at = intent.Loc{File: c.r.Files[0], Line: 1, Col: 1, Field: "spec.probe"}
+	}
+	if p.PKey < 1 || p.PKey > 0xFFFF {
+		c.errorf(at, CodeProbeSettings, "probe pkey 0x%x is outside 0x0001..0xFFFF", p.PKey)
+	}
+	if p.QPMin < 2 || p.QPMax > 0xFFFFFF || p.QPMin > p.QPMax {
+		c.errorf(at, CodeProbeSettings, "probe QP range 0x%x..0x%x must lie in 0x2..0xFFFFFF with qpMin <= qpMax (QP 0 and 1 are special)", p.QPMin, p.QPMax)
+	}
+	for _, s := range p.Sizes {
+		if s < 1 || s > 9000 {
+			c.errorf(at, CodeProbeSettings, "probe size %d is outside 1..9000", s)
+		}
+	}
+	if p.Count < 1 {
+		c.errorf(at, CodeProbeSettings, "probe count %d must be at least 1", p.Count)
+	}
+	if p.RatePPS < 1 {
+		c.errorf(at, CodeProbeSettings, "probe ratePps %d must be at least 1", p.RatePPS)
+	}
+	for _, pair := range p.List {
+		for _, name := range []string{pair.From, pair.To} {
+			if c.r.Host(name) == nil {
+				c.errorf(pair.Loc(), CodeProbeSettings, "probe pair names %q, which is not a host", name)
+			}
+		}
+	}
+	if p.Pairs == "listed" && len(p.List) == 0 {
+		c.errorf(at, CodeProbeSettings, "probe pairs: listed, but the list is empty")
+	}
+}
+
+// dedupe drops identical diagnostics reported for many devices that share
+// one fabric-wide value.
+func dedupe(ds intent.Diagnostics) intent.Diagnostics {
+	seen := map[string]bool{}
+	out := ds[:0]
+	for _, d := range ds {
+		k := d.String()
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	return out
+}
