@@ -187,6 +187,17 @@ func (s Scope) filterTree(t *Tree) *Tree {
 	return out
 }
 
+// OwnsLine reports whether a tree line under parents is owned, either
+// itself or as part of an owned subtree above it.
+func (s Scope) OwnsLine(parents []string, line string) bool {
+	for i := range parents {
+		if s.lineOwnership(parents[:i], parents[i]) == ownSubtree {
+			return true
+		}
+	}
+	return s.lineOwnership(parents, line) != ownNone
+}
+
 type ownership int
 
 const (

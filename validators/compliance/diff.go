@@ -1,0 +1,122 @@
+package compliance
+
+import (
+	"sort"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Classifier says whether a change is traffic-affecting, and why.
+type Classifier func(devcfg.Change) (devcfg.Disruption, string)
+
+// Diff returns the changes that turn running into desired, in push order:
+// additions and modifications in desired order (objects before references
+// to them), then removals in reverse running order (references before the
+// objects they point at). running must already be filtered to the owned
+// scope and normalised (drivers.Running.Owned); desired.Owned decides which
+// unmatched running lines may be removed.
+func Diff(desired, running *devcfg.Config, syn devcfg.Syntax, classify Classifier) []devcfg.Change {
+	var changes []devcfg.Change
+	switch desired.Shape {
+	case devcfg.ShapeTree:
+		d := treeDiff{syn: syn, scope: desired.Owned}
+		d.walk(nil, desired.Tree.Children(nil), running.Tree.Children(nil))
+		changes = append(d.adds, reversed(d.removes)...)
+	case devcfg.ShapePaths:
+		changes = pathsDiff(desired.Paths, running.Paths)
+	case devcfg.ShapeHost:
+		var want, have devcfg.Paths
+		if desired.Host != nil {
+			want = desired.Host.Paths()
+		}
+		if running.Host != nil {
+			have = running.Host.Paths()
+		}
+		changes = pathsDiff(want, have)
+	}
+	if classify != nil {
+		for i := range changes {
+			changes[i].Disruption, changes[i].Reason = classify(changes[i])
+		}
+	}
+	return changes
+}
+
+type treeDiff struct {
+	syn     devcfg.Syntax
+	scope   devcfg.Scope
+	adds    []devcfg.Change
+	removes []devcfg.Change
+}
+
+// walk matches children by line key, so sibling order never shows as a
+// difference: CLI running configs are order-insensitive within a mode.
+func (d *treeDiff) walk(parents []string, want, have []*devcfg.Node) {
+	haveByKey := make(map[string]*devcfg.Node, len(have))
+	for _, n := range have {
+		haveByKey[d.syn.LineKey(n.Line)] = n
+	}
+	matched := make(map[*devcfg.Node]bool, len(have))
+	for _, w := range want {
+		h, ok := haveByKey[d.syn.LineKey(w.Line)]
+		if !ok && len(w.Children) > 0 && !d.scope.OwnsLine(parents, w.Line) {
+			// A context the device may already have (an interface): list the
+			// owned lines under it rather than the context as a new block.
+			d.walk(append(clone(parents), w.Line), w.Children, nil)
+			continue
+		}
+		if !ok {
+			d.adds = append(d.adds, devcfg.Change{Action: devcfg.Add, Parents: clone(parents), Path: w.Line, New: w.Line, Block: w.Children})
+			continue
+		}
+		matched[h] = true
+		if h.Line != w.Line && len(w.Children) == 0 && len(h.Children) == 0 {
+			d.adds = append(d.adds, devcfg.Change{Action: devcfg.Modify, Parents: clone(parents), Path: d.syn.LineKey(w.Line), Old: h.Line, New: w.Line})
+			continue
+		}
+		d.walk(append(clone(parents), w.Line), w.Children, h.Children)
+	}
+	for _, h := range have {
+		if matched[h] {
+			continue
+		}
+		if d.scope.OwnsLine(parents, h.Line) {
+			d.removes = append(d.removes, devcfg.Change{Action: devcfg.Remove, Parents: clone(parents), Path: h.Line, Old: h.Line, Block: h.Children})
+			continue
+		}
+		// A context line kept only for its owned children: remove those,
+		// never the context itself (e.g. never `no interface Ethernet1/5`).
+		d.walk(append(clone(parents), h.Line), nil, h.Children)
+	}
+}
+
+func pathsDiff(want, have devcfg.Paths) []devcfg.Change {
+	var adds, removes []devcfg.Change
+	for _, p := range want.Keys() {
+		w := want[p]
+		h, ok := have[p]
+		switch {
+		case !ok:
+			adds = append(adds, devcfg.Change{Action: devcfg.Add, Path: p, New: string(w)})
+		case h != w:
+			adds = append(adds, devcfg.Change{Action: devcfg.Modify, Path: p, Old: string(h), New: string(w)})
+		}
+	}
+	for _, p := range have.Keys() {
+		if _, ok := want[p]; !ok {
+			removes = append(removes, devcfg.Change{Action: devcfg.Remove, Path: p, Old: string(have[p])})
+		}
+	}
+	sort.SliceStable(removes, func(i, j int) bool { return removes[i].Path > removes[j].Path })
+	return append(adds, removes...)
+}
+
+func reversed(cs []devcfg.Change) []devcfg.Change {
+	out := make([]devcfg.Change, len(cs))
+	for i, c := range cs {
+		out[len(cs)-1-i] = c
+	}
+	return out
+}
+
+func clone(s []string) []string { return append([]string(nil), s...) }
