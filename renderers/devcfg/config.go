@@ -120,10 +120,13 @@ type Scope struct {
 // LineOwner owns tree lines under an exact parent path (empty for top level)
 // that start with Prefix. Subtree owns the matched line's children too;
 // otherwise only the line itself is owned, and Parents are context.
+// Exact owns only the line equal to Prefix, so "vlan 100" does not also
+// own "vlan 1000" and "switchport" does not own "switchport mode trunk".
 type LineOwner struct {
 	Parents []string `json:"parents,omitempty"`
 	Prefix  string   `json:"prefix"`
 	Subtree bool     `json:"subtree,omitempty"`
+	Exact   bool     `json:"exact,omitempty"`
 }
 
 // Clone returns a deep copy.
@@ -209,7 +212,7 @@ const (
 func (s Scope) lineOwnership(parents []string, line string) ownership {
 	best := ownNone
 	for _, o := range s.Lines {
-		if !equalLines(o.Parents, parents) || !strings.HasPrefix(line, o.Prefix) {
+		if !equalLines(o.Parents, parents) || !strings.HasPrefix(line, o.Prefix) || (o.Exact && line != o.Prefix) {
 			continue
 		}
 		if o.Subtree {
