@@ -4,10 +4,13 @@ package all
 
 import (
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/nxos"
 )
 
 // registrations is the one list of platforms.
-var registrations = []func(*renderers.Registry) error{}
+var registrations = []func(*renderers.Registry) error{
+	nxos.Register,
+}
 
 // Renderers returns a registry with every platform.
 func Renderers() *renderers.Registry {

@@ -1,0 +1,348 @@
+package nxos
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Names of the objects rocefab owns; the ROCEFAB_ prefix marks them.
+const (
+	Marker       = "ROCEFAB"
+	ClassRoCE    = "ROCEFAB_ROCE"
+	ClassCNP     = "ROCEFAB_CNP"
+	PolicyQoS    = "ROCEFAB_QOS"
+	PolicyNQ     = "ROCEFAB_NQ"
+	PolicyQueues = "ROCEFAB_QUEUING"
+)
+
+// MTUCeiling is the Nexus 9000 jumbo maximum.
+const MTUCeiling = 9216
+
+const systemQoS = "system qos"
+
+type renderer struct{}
+
+// New returns the NX-OS renderer.
+func New() renderers.Renderer { return renderer{} }
+
+// queueTemplate names the system-defined classes of one queuing template.
+// Nexus 9000 uses the 8-queue templates (c-8q-nqN, c-out-8q-qN) from NX-OS
+// 7.0(3)I4(1) on; earlier releases only have the 4-queue ones (c-nqN,
+// c-out-qN, queues 0-3).
+type queueTemplate struct {
+	queues int
+	nq     string // network-qos class prefix
+	out    string // egress queuing class prefix
+}
+
+var (
+	template8q = queueTemplate{queues: 8, nq: "c-8q-nq", out: "c-out-8q-q"}
+	template4q = queueTemplate{queues: 4, nq: "c-nq", out: "c-out-q"}
+)
+
+func (t queueTemplate) nqClass(q int) string {
+	if q == 0 {
+		return "class type network-qos " + t.nq + "-default"
+	}
+	return "class type network-qos " + t.nq + strconv.Itoa(q)
+}
+
+func (t queueTemplate) outClass(q int) string {
+	if q == 0 {
+		return "class type queuing " + t.out + "-default"
+	}
+	return "class type queuing " + t.out + strconv.Itoa(q)
+}
+
+// templateFor picks the queuing template from the OS version: releases
+// before 7.0(3)I4(1) (all 6.x, and 7.0(3)I1..I3) have only 4 queues.
+// An unknown or empty version gets the current 8-queue template.
+func templateFor(osVersion string) queueTemplate {
+	v := strings.TrimSpace(osVersion)
+	majorText, rest, _ := strings.Cut(v, ".")
+	major, err := strconv.Atoi(majorText)
+	if err != nil {
+		return template8q
+	}
+	if major < 7 {
+		return template4q
+	}
+	if major == 7 {
+		if _, train, ok := strings.Cut(rest, ")I"); ok {
+			n := 0
+			for _, c := range train {
+				if c < '0' || c > '9' {
+					break
+				}
+				n = n*10 + int(c-'0')
+			}
+			if n > 0 && n < 4 {
+				return template4q
+			}
+		}
+	}
+	return template8q
+}
+
+// switchMTU is the L3 MTU: the ceiling for "max". NX-OS interface and
+// network-qos MTUs are the same number, so no L2 header is added.
+func switchMTU(p intent.Policy) int {
+	if p.SwitchMTU.Max {
+		return MTUCeiling
+	}
+	return p.SwitchMTU.Value
+}
+
+// Render renders the complete lossless configuration of the switch.
+func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
+	p := sw.Policy
+	tpl := templateFor(sw.OSVersion)
+	pfc := p.PFCOn()
+	prios := map[string]int{"no-drop priority": p.NoDropPriority, "CNP priority": p.CNPPriority}
+	if pfc {
+		for _, q := range p.PFCPriorities {
+			prios["PFC priority"] = max(prios["PFC priority"], q)
+		}
+	}
+	for _, what := range []string{"no-drop priority", "CNP priority", "PFC priority"} {
+		if q, ok := prios[what]; ok && (q < 0 || q >= tpl.queues) {
+			return nil, fmt.Errorf("switch %s: NX-OS %q uses the %d-queue templates (queues 0-%d); %s %d does not fit", sw.Name, sw.OSVersion, tpl.queues, tpl.queues-1, what, q)
+		}
+	}
+	mtu := switchMTU(p)
+	t := &devcfg.Tree{}
+	var notes []string
+
+	// Classification: N9K has no `qos trust`; unmatched traffic stays in
+	// qos-group 0, so RoCE and CNP are matched explicitly.
+	roceMatch := "class-map type qos match-any " + ClassRoCE
+	cnpMatch := "class-map type qos match-any " + ClassCNP
+	if p.Trust == "pcp" {
+		t.Add([]string{roceMatch}, "match cos "+strconv.Itoa(p.NoDropPriority))
+		t.Add([]string{cnpMatch}, "match cos "+strconv.Itoa(p.CNPPriority))
+	} else {
+		dscps := slices.Clone(p.RoCEDSCP)
+		slices.Sort(dscps)
+		for _, d := range slices.Compact(dscps) {
+			t.Add([]string{roceMatch}, "match dscp "+strconv.Itoa(d))
+		}
+		t.Add([]string{cnpMatch}, "match dscp "+strconv.Itoa(p.CNPDSCP))
+	}
+	qos := "policy-map type qos " + PolicyQoS
+	t.Add([]string{qos, "class " + ClassRoCE}, "set qos-group "+strconv.Itoa(p.NoDropPriority))
+	t.Add([]string{qos, "class " + ClassCNP}, "set qos-group "+strconv.Itoa(p.CNPPriority))
+
+	// network-qos: jumbo MTU on every class (an omitted class falls back
+	// to 1500), pause on the PFC priorities.
+	nq := "policy-map type network-qos " + PolicyNQ
+	for _, q := range queueOrder(tpl.queues) {
+		t.Add([]string{nq, tpl.nqClass(q)}, "mtu "+strconv.Itoa(mtu))
+		if pfc && slices.Contains(p.PFCPriorities, q) {
+			t.Add([]string{nq, tpl.nqClass(q)}, "pause pfc-cos "+strconv.Itoa(q))
+		}
+	}
+
+	// Egress queuing: CNP strict, the lossless and default queues share the
+	// remaining bandwidth (it must total 100), the rest get 0.
+	queuing := "policy-map type queuing " + PolicyQueues
+	weighted := []int{p.NoDropPriority}
+	if p.NoDropPriority != 0 {
+		weighted = append(weighted, 0)
+	}
+	weighted = slices.DeleteFunc(weighted, func(q int) bool { return q == p.CNPPriority })
+	share := 0
+	if len(weighted) > 0 {
+		share = 100 / len(weighted)
+	}
+	for _, q := range queueOrder(tpl.queues) {
+		class := []string{queuing, tpl.outClass(q)}
+		switch {
+		case q == p.CNPPriority:
+			t.Add(class, "priority level 1")
+		case slices.Contains(weighted, q):
+			pct := share
+			if q == weighted[0] {
+				pct = 100 - share*(len(weighted)-1)
+			}
+			t.Add(class, "bandwidth remaining percent "+strconv.Itoa(pct))
+		default:
+			t.Add(class, "bandwidth remaining percent 0")
+		}
+		if q == p.NoDropPriority && p.ECNOn() {
+			t.Add(class, randomDetect(p))
+		}
+	}
+
+	t.Add([]string{systemQoS}, "service-policy type network-qos "+PolicyNQ)
+	t.Add([]string{systemQoS}, "service-policy type queuing output "+PolicyQueues)
+	if pfc && p.Watchdog.Enabled {
+		t.Add(nil, "priority-flow-control watch-dog-interval on")
+		if p.Watchdog.Detection != 0 || p.Watchdog.Restoration != 0 || p.Watchdog.Action != "" {
+			notes = append(notes, "nxos: PFC watchdog detection/restoration time and action keep the NX-OS defaults (interval and multipliers are not rendered)")
+		}
+	}
+	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
+		notes = append(notes, "nxos: PFC headroom, xoff, xon and cable length keep the platform defaults (pause buffer tuning is only needed above 100 m)")
+	}
+	if p.VLAN != 0 && hasSwitched(sw.Ports) {
+		t.Add(nil, vlanLine(p.VLAN))
+	}
+
+	scope := ownedScope(sw)
+	for _, port := range sw.Ports {
+		iface := "interface " + port.Name
+		l3 := iface
+		if port.LAG != "" {
+			id, err := lagID(sw.Name, port.LAG)
+			if err != nil {
+				return nil, err
+			}
+			t.Add([]string{iface}, "channel-group "+id+" mode active")
+			l3 = "interface port-channel" + id // Tree.Add merges repeats
+		}
+		{
+			switch port.Mode {
+			case "trunk":
+				t.Add([]string{l3}, "switchport")
+				t.Add([]string{l3}, "switchport mode trunk")
+				t.Add([]string{l3}, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
+			case "access":
+				t.Add([]string{l3}, "switchport")
+				t.Add([]string{l3}, "switchport mode access")
+				t.Add([]string{l3}, "switchport access vlan "+strconv.Itoa(p.VLAN))
+			}
+			t.Add([]string{l3}, "mtu "+strconv.Itoa(mtu))
+			t.Add([]string{l3}, "service-policy type qos input "+PolicyQoS)
+		}
+		if pfc {
+			t.Add([]string{iface}, "priority-flow-control mode on")
+		}
+	}
+	return &devcfg.Config{
+		Device: sw.Name, Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t,
+		Owned: scope, Singletons: singletons(), Notes: notes,
+	}, nil
+}
+
+// queueOrder lists the queues 0..n-1; queue 0 is the default class.
+func queueOrder(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func hasSwitched(ports []intent.Port) bool {
+	for _, p := range ports {
+		if p.Mode != "routed" {
+			return true
+		}
+	}
+	return false
+}
+
+func vlanLine(vlan int) string { return "vlan " + strconv.Itoa(vlan) }
+
+// randomDetect is the WRED/ECN line with exact unit keywords.
+func randomDetect(p intent.Policy) string {
+	return "random-detect minimum-threshold " + byteUnit(p.ECNMin) + " maximum-threshold " + byteUnit(p.ECNMax) +
+		" drop-probability " + strconv.Itoa(p.MarkProbability) + " weight 0 ecn"
+}
+
+// byteUnit writes n with the largest keyword that divides it exactly
+// (KB = 1000 bytes, rocefab's convention): 150000 is "150 kbytes",
+// 153600 stays "153600 bytes". No value is ever approximated.
+func byteUnit(n uint64) string {
+	switch {
+	case n != 0 && n%1_000_000 == 0:
+		return strconv.FormatUint(n/1_000_000, 10) + " mbytes"
+	case n != 0 && n%1000 == 0:
+		return strconv.FormatUint(n/1000, 10) + " kbytes"
+	}
+	return strconv.FormatUint(n, 10) + " bytes"
+}
+
+// lagID is the port-channel number of a LAG name such as "port-channel10",
+// "Port-Channel10", "po10" or "10".
+func lagID(device, lag string) (string, error) {
+	i := len(lag)
+	for i > 0 && lag[i-1] >= '0' && lag[i-1] <= '9' {
+		i--
+	}
+	if i == len(lag) {
+		return "", fmt.Errorf("switch %s: LAG %q has no port-channel number (write e.g. port-channel10)", device, lag)
+	}
+	n, err := strconv.Atoi(lag[i:])
+	if err != nil {
+		return "", fmt.Errorf("switch %s: LAG %q: port-channel number out of range", device, lag)
+	}
+	return strconv.Itoa(n), nil
+}
+
+func singletons() []devcfg.Singleton {
+	return []devcfg.Singleton{
+		{Name: "system qos network-qos policy", Parents: []string{systemQoS}, Prefix: "service-policy type network-qos ",
+			Want: "service-policy type network-qos " + PolicyNQ, Marker: Marker},
+		{Name: "system qos queuing output policy", Parents: []string{systemQoS}, Prefix: "service-policy type queuing output ",
+			Want: "service-policy type queuing output " + PolicyQueues, Marker: Marker},
+	}
+}
+
+// ownedScope is what rocefab owns: its ROCEFAB_ objects whole, the system
+// qos service-policies, the watchdog switch, the lossless VLAN, and only
+// the listed settings on the listed ports. It does not depend on the
+// profile, so settings the profile drops are removed from the device.
+func ownedScope(sw *intent.Switch) devcfg.Scope {
+	s := devcfg.Scope{Lines: []devcfg.LineOwner{
+		{Prefix: "class-map type qos match-any " + Marker + "_", Subtree: true},
+		{Prefix: "class-map type qos match-all " + Marker + "_", Subtree: true},
+		{Prefix: "policy-map type qos " + Marker + "_", Subtree: true},
+		{Prefix: "policy-map type network-qos " + Marker + "_", Subtree: true},
+		{Prefix: "policy-map type queuing " + Marker + "_", Subtree: true},
+		{Parents: []string{systemQoS}, Prefix: "service-policy type network-qos "},
+		{Parents: []string{systemQoS}, Prefix: "service-policy type queuing output "},
+		{Prefix: "priority-flow-control watch-dog-interval "},
+	}}
+	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
+		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: vlanLine(sw.Policy.VLAN), Exact: true})
+	}
+	seen := map[string]bool{}
+	own := func(iface string, l3 bool) {
+		if seen[iface] {
+			return
+		}
+		seen[iface] = true
+		parents := []string{iface}
+		s.Lines = append(s.Lines, devcfg.LineOwner{Parents: parents, Prefix: "priority-flow-control mode "})
+		if !l3 {
+			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: parents, Prefix: "channel-group "})
+			return
+		}
+		s.Lines = append(s.Lines,
+			devcfg.LineOwner{Parents: parents, Prefix: "switchport", Exact: true},
+			devcfg.LineOwner{Parents: parents, Prefix: "switchport mode "},
+			devcfg.LineOwner{Parents: parents, Prefix: "switchport access vlan "},
+			devcfg.LineOwner{Parents: parents, Prefix: "switchport trunk allowed vlan "},
+			devcfg.LineOwner{Parents: parents, Prefix: "mtu "},
+			devcfg.LineOwner{Parents: parents, Prefix: "service-policy type qos input "},
+		)
+	}
+	for _, port := range sw.Ports {
+		if port.LAG == "" {
+			own("interface "+port.Name, true)
+			continue
+		}
+		own("interface "+port.Name, false)
+		if id, err := lagID(sw.Name, port.LAG); err == nil {
+			own("interface port-channel"+id, true)
+		}
+	}
+	return s
+}
