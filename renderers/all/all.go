@@ -4,11 +4,13 @@ package all
 
 import (
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/nxos"
 )
 
 // registrations is the one list of platforms.
 var registrations = []func(*renderers.Registry) error{
+	eos.Register,
 	nxos.Register,
 }
 

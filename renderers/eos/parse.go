@@ -1,0 +1,123 @@
+package eos
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Parse reads `show running-config`. "!" separators and comments and the
+// final `end` are dropped; grouped map lines ("qos map dscp 24 25 to
+// traffic-class 0") and VLAN lists ("vlan 10,100-102") become one line per
+// code point or VLAN, the form rocefab renders and owns.
+func Parse(raw []byte) (*devcfg.Config, error) {
+	t, err := devcfg.ParseIndented(string(raw), "!")
+	if err != nil {
+		return nil, fmt.Errorf("eos: running-config: %w", err)
+	}
+	out := make([]*devcfg.Node, 0, len(t.Nodes))
+	seen := map[string]*devcfg.Node{}
+	add := func(n *devcfg.Node) {
+		if prev, ok := seen[n.Line]; ok && strings.HasPrefix(n.Line, "vlan ") {
+			prev.Children = append(prev.Children, n.Children...)
+			return
+		}
+		seen[n.Line] = n
+		out = append(out, n)
+	}
+	for _, n := range t.Nodes {
+		switch {
+		case n.Line == "end":
+		case strings.HasPrefix(n.Line, "qos map dscp "), strings.HasPrefix(n.Line, "qos map cos "):
+			for _, line := range splitMapLine(n.Line) {
+				add(&devcfg.Node{Line: line})
+			}
+		case strings.HasPrefix(n.Line, "vlan ") && strings.ContainsAny(n.Line, ",-"):
+			ids, ok := vlanList(strings.TrimPrefix(n.Line, "vlan "))
+			if !ok {
+				add(n)
+				continue
+			}
+			for _, id := range ids {
+				c := &devcfg.Node{Line: "vlan " + strconv.Itoa(id)}
+				for _, k := range n.Children {
+					c.Children = append(c.Children, k.Clone())
+				}
+				add(c)
+			}
+		default:
+			add(n)
+		}
+	}
+	t.Nodes = out
+	return &devcfg.Config{Platform: "eos", Shape: devcfg.ShapeTree, Tree: t}, nil
+}
+
+// splitMapLine turns "qos map dscp 24 25 to traffic-class 0" into one
+// line per code point; anything it does not recognise is kept as is.
+func splitMapLine(line string) []string {
+	f := strings.Fields(line)
+	// qos map <field> <v>... to traffic-class <tc>
+	if len(f) < 7 || f[len(f)-3] != "to" || f[len(f)-2] != "traffic-class" {
+		return []string{line}
+	}
+	vals := f[3 : len(f)-3]
+	if len(vals) == 0 {
+		return []string{line}
+	}
+	out := make([]string, 0, len(vals))
+	for _, v := range vals {
+		if _, err := strconv.Atoi(v); err != nil {
+			return []string{line}
+		}
+		out = append(out, "qos map "+f[2]+" "+v+" to traffic-class "+f[len(f)-1])
+	}
+	return out
+}
+
+func vlanList(s string) ([]int, bool) {
+	var ids []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 1 || a > 4094 {
+			return nil, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 4094 {
+				return nil, false
+			}
+		}
+		if len(ids)+b-a+1 > 4094 {
+			return nil, false
+		}
+		for v := a; v <= b; v++ {
+			ids = append(ids, v)
+		}
+	}
+	return ids, true
+}
+
+// Normalise restores what EOS hides: the default ` weight 0` at the end of
+// `random-detect ecn` lines. Headers (`! Command: ...`), separators and
+// `end` never reach the model.
+func Normalise(cfg *devcfg.Config) *devcfg.Config {
+	out := cfg.Clone()
+	if out.Tree == nil {
+		return out
+	}
+	var walk func([]*devcfg.Node)
+	walk = func(ns []*devcfg.Node) {
+		for _, n := range ns {
+			if strings.HasPrefix(n.Line, "random-detect ecn minimum-threshold ") && !strings.Contains(n.Line, " weight ") {
+				n.Line += " weight 0"
+			}
+			walk(n.Children)
+		}
+	}
+	walk(out.Tree.Nodes)
+	return out
+}

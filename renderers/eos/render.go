@@ -1,0 +1,313 @@
+package eos
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Marker prefixes every object rocefab owns.
+const (
+	Marker  = "ROCEFAB"
+	Profile = "ROCEFAB_LOSSLESS"
+)
+
+// MTUCeiling is the EOS hardware maximum IP MTU; EOS rejects 9216.
+const MTUCeiling = 9214
+
+type renderer struct{}
+
+// New returns the EOS renderer.
+func New() renderers.Renderer { return renderer{} }
+
+// txQueueKeyword is "tx-queue" on the Jericho/Arad VOQ families (7280,
+// 7500 and 7800, e.g. DCS-7280CR3-32P4, DCS-7500R3), which have no separate
+// unicast queues, and "uc-tx-queue" on Trident/Tomahawk models (7050X,
+// 7060X, 7260X, 7300X, 7358X, 7388X) and whenever the model is unknown.
+func txQueueKeyword(model string) string {
+	m := strings.ToUpper(strings.TrimSpace(model))
+	for _, p := range []string{"DCS-", "CCS-", "DCS"} {
+		m = strings.TrimPrefix(m, p)
+	}
+	for _, family := range []string{"7280", "7500", "7800"} {
+		if strings.HasPrefix(m, family) {
+			return "tx-queue"
+		}
+	}
+	return "uc-tx-queue"
+}
+
+func switchMTU(p intent.Policy) int {
+	if p.SwitchMTU.Max {
+		return MTUCeiling
+	}
+	return p.SwitchMTU.Value
+}
+
+// Render renders the complete lossless configuration of the switch.
+func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
+	p := sw.Policy
+	if mtu := switchMTU(p); mtu > MTUCeiling {
+		return nil, fmt.Errorf("switch %s: MTU %d exceeds the EOS maximum %d", sw.Name, mtu, MTUCeiling)
+	}
+	t := &devcfg.Tree{}
+	var notes []string
+
+	// The global map is explicit and complete: RoCE and CNP DSCPs to their
+	// classes, and no other DSCP into those classes (the EOS default
+	// dscp>>3 would put DSCP 24-31 into TC 3 beside RoCE).
+	if p.Trust == "pcp" {
+		for _, line := range cosMapLines(p) {
+			t.Add(nil, line)
+		}
+	} else {
+		for _, line := range dscpMapLines(p) {
+			t.Add(nil, line)
+		}
+	}
+
+	prof := []string{"qos profile " + Profile}
+	trust := "qos trust dscp"
+	if p.Trust == "pcp" {
+		trust = "qos trust cos"
+	}
+	t.Add(prof, trust)
+	if p.PFCOn() {
+		t.Add(prof, "priority-flow-control on")
+		prios := slices.Clone(p.PFCPriorities)
+		slices.Sort(prios)
+		for _, q := range slices.Compact(prios) {
+			t.Add(prof, "priority-flow-control priority "+strconv.Itoa(q)+" no-drop")
+		}
+		if p.Watchdog.Enabled {
+			t.Add(prof, "priority-flow-control pause watchdog")
+			if w := p.Watchdog; w.Detection > 0 && w.Restoration > 0 {
+				t.Add(prof, "priority-flow-control pause watchdog port timer timeout "+seconds(w.Detection.Seconds())+
+					" polling-interval auto recovery-time "+seconds(w.Restoration.Seconds()))
+			} else if w.Detection > 0 || w.Restoration > 0 {
+				notes = append(notes, "eos: the PFC watchdog timer needs both detectionTime and restorationTime; EOS defaults are used")
+			}
+			switch p.Watchdog.Action {
+			case "drop":
+				t.Add(prof, "priority-flow-control pause watchdog port action drop")
+			case "forward":
+				notes = append(notes, "eos: PFC watchdog action forward has no EOS equivalent; the EOS default action is used")
+			}
+		}
+	}
+	queue := txQueueKeyword(sw.Model)
+	if p.ECNOn() {
+		t.Add(append(prof, queue+" "+strconv.Itoa(p.NoDropPriority)),
+			"random-detect ecn minimum-threshold "+byteUnit(p.ECNMin)+" maximum-threshold "+byteUnit(p.ECNMax)+
+				" max-mark-probability "+strconv.Itoa(p.MarkProbability)+" weight 0")
+	}
+	t.Add(append(prof, queue+" "+strconv.Itoa(p.CNPPriority)), "priority strict")
+	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
+		notes = append(notes, "eos: PFC headroom, xoff, xon and cable length are platform-managed on EOS and not rendered")
+	}
+
+	if p.VLAN != 0 && hasSwitched(sw.Ports) {
+		t.Add(nil, "vlan "+strconv.Itoa(p.VLAN))
+	}
+	mtu := "mtu " + strconv.Itoa(switchMTU(p))
+	for _, port := range sw.Ports {
+		iface := []string{"interface " + port.Name}
+		l3 := iface
+		if port.LAG != "" {
+			id, err := lagID(sw.Name, port.LAG)
+			if err != nil {
+				return nil, err
+			}
+			t.Add(iface, "channel-group "+id+" mode active")
+			l3 = []string{"interface Port-Channel" + id}
+		}
+		t.Add(l3, mtu)
+		switch port.Mode {
+		case "trunk":
+			t.Add(l3, "switchport mode trunk")
+			t.Add(l3, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
+		case "access":
+			// access is the EOS default mode: it is never printed.
+			t.Add(l3, "switchport access vlan "+strconv.Itoa(p.VLAN))
+		}
+		t.Add(iface, "service-profile "+Profile)
+	}
+	return &devcfg.Config{
+		Device: sw.Name, Platform: "eos", Shape: devcfg.ShapeTree, Tree: t,
+		Owned: ownedScope(sw), Singletons: singletons(p), Notes: notes,
+	}, nil
+}
+
+// dscpTC is the traffic class of every DSCP: the intent's RoCE and CNP
+// DSCPs to their priorities, every other DSCP to its EOS default (dscp>>3)
+// unless that is the no-drop or CNP class, in which case class 0.
+func dscpTC(p intent.Policy) [64]int {
+	var tc [64]int
+	for d := range tc {
+		tc[d] = d >> 3
+		if tc[d] == p.NoDropPriority || tc[d] == p.CNPPriority {
+			tc[d] = 0
+		}
+	}
+	for _, d := range p.RoCEDSCP {
+		if d >= 0 && d < 64 {
+			tc[d] = p.NoDropPriority
+		}
+	}
+	if p.CNPDSCP >= 0 && p.CNPDSCP < 64 {
+		tc[p.CNPDSCP] = p.CNPPriority
+	}
+	return tc
+}
+
+func dscpMapLine(d, tc int) string {
+	return "qos map dscp " + strconv.Itoa(d) + " to traffic-class " + strconv.Itoa(tc)
+}
+
+func dscpMapLines(p intent.Policy) []string {
+	tc := dscpTC(p)
+	out := make([]string, 0, 64)
+	for d, c := range tc {
+		out = append(out, dscpMapLine(d, c))
+	}
+	return out
+}
+
+// eosDefaultCosTC is the EOS default CoS map: 0 and 1 swap, the rest are 1:1.
+func eosDefaultCosTC(cos int) int {
+	switch cos {
+	case 0:
+		return 1
+	case 1:
+		return 0
+	}
+	return cos
+}
+
+// cosMapLines maps the no-drop and CNP PCPs to their classes, and any
+// other PCP whose default class is one of those to its own number.
+func cosMapLines(p intent.Policy) []string {
+	var out []string
+	for c := 0; c < 8; c++ {
+		tc := -1
+		switch {
+		case c == p.NoDropPriority:
+			tc = p.NoDropPriority
+		case c == p.CNPPriority:
+			tc = p.CNPPriority
+		case eosDefaultCosTC(c) == p.NoDropPriority || eosDefaultCosTC(c) == p.CNPPriority:
+			tc = c
+		}
+		if tc >= 0 {
+			out = append(out, "qos map cos "+strconv.Itoa(c)+" to traffic-class "+strconv.Itoa(tc))
+		}
+	}
+	return out
+}
+
+func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }
+
+func hasSwitched(ports []intent.Port) bool {
+	for _, p := range ports {
+		if p.Mode != "routed" {
+			return true
+		}
+	}
+	return false
+}
+
+// byteUnit writes n with the largest keyword that divides it exactly
+// (KB = 1000 bytes): 150000 is "150 kbytes", 153600 stays "153600 bytes".
+// EOS `segments` are ASIC cells and are never emitted from bytes.
+func byteUnit(n uint64) string {
+	switch {
+	case n != 0 && n%1_000_000 == 0:
+		return strconv.FormatUint(n/1_000_000, 10) + " mbytes"
+	case n != 0 && n%1000 == 0:
+		return strconv.FormatUint(n/1000, 10) + " kbytes"
+	}
+	return strconv.FormatUint(n, 10) + " bytes"
+}
+
+// lagID is the number of a LAG written "Port-Channel10", "po10" or "10".
+func lagID(device, lag string) (string, error) {
+	i := len(lag)
+	for i > 0 && lag[i-1] >= '0' && lag[i-1] <= '9' {
+		i--
+	}
+	n, err := strconv.Atoi(lag[i:])
+	if err != nil || n < 1 {
+		return "", fmt.Errorf("switch %s: LAG %q has no Port-Channel number (write e.g. Port-Channel10)", device, lag)
+	}
+	return strconv.Itoa(n), nil
+}
+
+// singletons claim the global map entries of the RoCE and CNP code points:
+// another mapping of those DSCPs (or PCPs) is a conflict.
+func singletons(p intent.Policy) []devcfg.Singleton {
+	var out []devcfg.Singleton
+	if p.Trust == "pcp" {
+		for _, c := range []int{p.NoDropPriority, p.CNPPriority} {
+			pre := "qos map cos " + strconv.Itoa(c) + " to traffic-class "
+			out = append(out, devcfg.Singleton{Name: "global qos map cos " + strconv.Itoa(c), Prefix: pre, Want: pre + strconv.Itoa(c), Marker: Marker})
+		}
+		return out
+	}
+	tc := dscpTC(p)
+	ds := append(slices.Clone(p.RoCEDSCP), p.CNPDSCP)
+	slices.Sort(ds)
+	for _, d := range slices.Compact(ds) {
+		if d < 0 || d > 63 {
+			continue
+		}
+		line := dscpMapLine(d, tc[d])
+		out = append(out, devcfg.Singleton{Name: "global qos map dscp " + strconv.Itoa(d),
+			Prefix: "qos map dscp " + strconv.Itoa(d) + " to traffic-class ", Want: line, Marker: Marker})
+	}
+	return out
+}
+
+// ownedScope: the global map of the trusted field, the ROCEFAB_ profile,
+// the lossless VLAN, and only the listed settings on the listed ports.
+func ownedScope(sw *intent.Switch) devcfg.Scope {
+	s := devcfg.Scope{Lines: []devcfg.LineOwner{
+		{Prefix: "qos profile " + Marker + "_", Subtree: true},
+	}}
+	if sw.Policy.Trust == "pcp" {
+		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: "qos map cos "})
+	} else {
+		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: "qos map dscp "})
+	}
+	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
+		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: "vlan " + strconv.Itoa(sw.Policy.VLAN), Exact: true})
+	}
+	seen := map[string]bool{}
+	own := func(iface string, prefixes ...string) {
+		for _, pre := range prefixes {
+			key := iface + "\x00" + pre
+			if !seen[key] {
+				seen[key] = true
+				s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: pre})
+			}
+		}
+	}
+	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan ", "switchport trunk allowed vlan "}
+	for _, port := range sw.Ports {
+		iface := "interface " + port.Name
+		own(iface, "service-profile ")
+		if port.LAG == "" {
+			own(iface, l3...)
+			continue
+		}
+		own(iface, "channel-group ")
+		if id, err := lagID(sw.Name, port.LAG); err == nil {
+			own("interface Port-Channel"+id, l3...)
+		}
+	}
+	return s
+}
