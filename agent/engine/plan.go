@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// Selection limits a run to some devices; empty selects all.
+type Selection struct {
+	Devices []string
+	// Owns, when set, keeps only the devices it returns true for (the
+	// daemon's shard).
+	Owns func(device string) bool
+	// SkipHosts leaves hosts out (e.g. when no host runner is wired).
+	SkipHosts bool
+}
+
+func (s Selection) keep(name string) bool {
+	if s.Owns != nil && !s.Owns(name) {
+		return false
+	}
+	if len(s.Devices) == 0 {
+		return true
+	}
+	for _, d := range s.Devices {
+		if d == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Plan renders every selected device, reads what it runs and diffs the two.
+// Device problems (unreachable, errors, conflicts) are recorded per device;
+// the error is only for problems that stop the whole plan.
+func (e *Engine) Plan(ctx context.Context, r *intent.Resolved, ref compliance.IntentRef, sel Selection) (*compliance.Plan, error) {
+	return e.check(ctx, r, ref, sel, "plan")
+}
+
+// Drift is Plan with drift statuses: compliant, drifted, unreachable, error.
+// An unreachable device is never counted as compliant.
+func (e *Engine) Drift(ctx context.Context, r *intent.Resolved, ref compliance.IntentRef, sel Selection) (*compliance.Plan, error) {
+	return e.check(ctx, r, ref, sel, "drift")
+}
+
+func (e *Engine) check(ctx context.Context, r *intent.Resolved, ref compliance.IntentRef, sel Selection, kind string) (*compliance.Plan, error) {
+	p := &compliance.Plan{SchemaVersion: compliance.PlanSchema, Kind: kind, CreatedAt: e.opt.Now().UTC(), Intent: ref}
+	var switches []*intent.Switch
+	for _, sw := range r.Switches {
+		if sel.keep(sw.Name) {
+			switches = append(switches, sw)
+		}
+	}
+	var hosts []*intent.Host
+	if !sel.SkipHosts {
+		for _, h := range r.Hosts {
+			if sel.keep(h.Name) {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	results := make([]compliance.DevicePlan, len(switches)+len(hosts))
+	e.progressStart(kind, len(results))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.opt.Parallelism)
+	for i, sw := range switches {
+		g.Go(func() error {
+			results[i] = e.planSwitch(gctx, r, sw, kind)
+			e.progressDone(sw.Name, failedStatus(results[i].Status))
+			return nil
+		})
+	}
+	for j, h := range hosts {
+		i := len(switches) + j
+		g.Go(func() error {
+			results[i] = e.planHost(gctx, r, h, kind)
+			e.progressDone(h.Name, failedStatus(results[i].Status))
+			return nil
+		})
+	}
+	_ = g.Wait()
+	e.progressFinish()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.SliceStable(results, func(i, j int) bool {
+		if results[i].Kind != results[j].Kind {
+			return results[i].Kind > results[j].Kind // switches first
+		}
+		return results[i].Device < results[j].Device
+	})
+	p.Devices = results
+	if len(hosts) == 0 && len(r.Hosts) > 0 && !sel.SkipHosts && e.hosts == nil {
+		// Reported, not hidden: hosts need the host runner.
+		p.Devices = append(p.Devices, compliance.DevicePlan{Device: "(hosts)", Kind: "host", Status: compliance.StatusError, Error: "no host runner configured"})
+	}
+	p.Summarise()
+	return p, nil
+}
+
+func failedStatus(s compliance.Status) bool {
+	return s == compliance.StatusError || s == compliance.StatusUnreachable || s == compliance.StatusConflict
+}
+
+func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.Switch, kind string) compliance.DevicePlan {
+	dp := compliance.DevicePlan{Device: sw.Name, Kind: "switch", Platform: sw.Platform, Connection: connection(r, sw)}
+	entry, err := e.renderers.Lookup(sw.Platform)
+	if err != nil {
+		return withError(dp, err)
+	}
+	dp.Transport = entry.Transport(sw)
+	if port, ok := defaultPorts[dp.Transport]; ok && sw.Address.Host != "" {
+		dp.Address = sw.Address.WithDefaultPort(port)
+	} else {
+		dp.Address = sw.Address.String()
+	}
+	desired, err := e.renderers.Render(sw)
+	if err != nil {
+		return withError(dp, err)
+	}
+	dp.Desired, dp.Notes = desired, desired.Notes
+	drv, err := e.openDriver(ctx, &dp, desired.Owned)
+	if err != nil {
+		return withError(dp, err)
+	}
+	defer drv.Close()
+	running, err := e.fetch(ctx, drv)
+	if err != nil {
+		return withError(dp, err)
+	}
+	dp.Fingerprint = running.Fingerprint
+	dp.Changes = compliance.Diff(desired, running.Owned, entry.Attrs.Platform.Syntax, entry.Attrs.Classify)
+	dp.Patch = devcfg.BuildPatch(dp.Changes, entry.Attrs.Platform.Syntax)
+	dp.Conflicts = devcfg.Conflicts(running.Config, desired.Singletons)
+	dp.Status = statusFor(kind, len(dp.Changes) > 0, len(dp.Conflicts) > 0)
+	return dp
+}
+
+func (e *Engine) fetch(ctx context.Context, drv drivers.Driver) (*drivers.Running, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.opt.Timeout)
+	defer cancel()
+	return drv.Fetch(ctx)
+}
+
+func (e *Engine) planHost(ctx context.Context, r *intent.Resolved, h *intent.Host, kind string) compliance.DevicePlan {
+	dp := compliance.DevicePlan{Device: h.Name, Kind: "host", Platform: "host"}
+	if e.hosts == nil {
+		dp.Status = compliance.StatusError
+		dp.Error = "hosts are planned through the host runner, which is not configured"
+		return dp
+	}
+	got, err := e.hosts.PlanHost(ctx, r, h)
+	if err != nil {
+		return withError(dp, err)
+	}
+	got.Kind = "host"
+	if got.Status == "" || got.Status == compliance.StatusChanges || got.Status == compliance.StatusNoChanges {
+		got.Status = statusFor(kind, len(got.Changes) > 0, false)
+	}
+	return got
+}
+
+func statusFor(kind string, changes, conflicts bool) compliance.Status {
+	switch {
+	case conflicts:
+		return compliance.StatusConflict
+	case kind == "drift" && changes:
+		return compliance.StatusDrifted
+	case kind == "drift":
+		return compliance.StatusCompliant
+	case changes:
+		return compliance.StatusChanges
+	}
+	return compliance.StatusNoChanges
+}
+
+func withError(dp compliance.DevicePlan, err error) compliance.DevicePlan {
+	dp.Status = compliance.StatusError
+	if unreachable(err) {
+		dp.Status = compliance.StatusUnreachable
+	}
+	dp.Error = deviceMessage(dp.Device, err)
+	return dp
+}
+
+// deviceMessage drops a leading "device: " the driver already added, since
+// plans print the device name next to it.
+func deviceMessage(device string, err error) string {
+	var de *drivers.DeviceError
+	msg := err.Error()
+	if errors.As(err, &de) {
+		msg = strings.TrimPrefix(msg, de.Device+": ")
+	}
+	return strings.TrimPrefix(msg, device+": ")
+}
+
+func (e *Engine) progressStart(op string, total int) {
+	if e.opt.Progress != nil {
+		e.opt.Progress.Start(op, total)
+	}
+}
+
+func (e *Engine) progressDone(device string, failed bool) {
+	if e.opt.Progress != nil {
+		e.progressMu.Lock()
+		defer e.progressMu.Unlock()
+		e.opt.Progress.Done(device, failed)
+	}
+}
+
+func (e *Engine) progressFinish() {
+	if e.opt.Progress != nil {
+		e.opt.Progress.Finish()
+	}
+}

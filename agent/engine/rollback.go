@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// Rollback puts the devices an earlier run applied back to their snapshots
+// from before that run, with the same safe push and read-back as apply. It
+// is for an apply that succeeded but turned out to be wrong.
+func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*RunReport, error) {
+	orig, err := store.LoadReport(runID)
+	if err != nil {
+		return nil, err
+	}
+	user, host := Actor()
+	rep := &RunReport{
+		SchemaVersion: RunSchema, ID: NewRunID(e.opt.Now()), Kind: "rollback", RollbackOf: orig.ID,
+		StartedAt: e.opt.Now().UTC(), Intent: orig.Intent, User: user, Hostname: host,
+	}
+	for _, d := range orig.Devices {
+		if d.Outcome != OutcomeApplied || d.Snapshot == "" {
+			continue
+		}
+		rep.Devices = append(rep.Devices, DeviceRun{Device: d.Device, Kind: d.Kind, Platform: d.Platform,
+			Transport: d.Transport, Address: d.Address, Connection: d.Connection})
+	}
+	if len(rep.Devices) == 0 {
+		return nil, fmt.Errorf("run %s changed no device with a snapshot: nothing to roll back", runID)
+	}
+	byDevice := map[string]DeviceRun{}
+	for _, d := range orig.Devices {
+		byDevice[d.Device] = d
+	}
+	e.progressStart("rollback", len(rep.Devices))
+	for i := range rep.Devices {
+		d := &rep.Devices[i]
+		start := e.opt.Now()
+		d.StartedAt = start.UTC()
+		outcome, reason := e.rollbackDevice(ctx, store, byDevice[d.Device], rep.ID)
+		d.Outcome, d.Reason = outcome, reason
+		d.DurationMS = e.opt.Now().Sub(start).Milliseconds()
+		e.progressDone(d.Device, outcome != OutcomeApplied && outcome != OutcomeNoChanges)
+	}
+	e.progressFinish()
+	rep.FinishedAt = e.opt.Now().UTC()
+	rep.Result = "success"
+	if rep.Failed() {
+		rep.Result = "failure"
+	}
+	if _, err := store.SaveReport(rep); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig DeviceRun, newRun string) (Outcome, string) {
+	if orig.Kind == "host" {
+		return OutcomeSkipped, "host NIC settings are runtime state; re-apply the intent instead"
+	}
+	snap, err := store.LoadSnapshot(orig.Snapshot)
+	if err != nil {
+		return OutcomeFailed, err.Error()
+	}
+	dp := &compliance.DevicePlan{Device: orig.Device, Platform: orig.Platform, Transport: orig.Transport,
+		Address: orig.Address, Connection: orig.Connection}
+	drv, err := e.openDriver(ctx, dp, snap.Owned)
+	if err != nil {
+		return OutcomeFailed, deviceMessage(orig.Device, err)
+	}
+	defer drv.Close()
+	now, err := e.fetch(ctx, drv)
+	if err != nil {
+		return OutcomeFailed, deviceMessage(orig.Device, err)
+	}
+	syn := e.syntax(orig.Platform)
+	changes := compliance.Diff(snap, now.Owned, syn, nil)
+	if len(changes) == 0 {
+		return OutcomeNoChanges, "already at the snapshot"
+	}
+	// Keep a snapshot of what we replace, so a rollback can be rolled back.
+	cur := now.Owned.Clone()
+	cur.Device, cur.Platform, cur.Owned = orig.Device, orig.Platform, snap.Owned.Clone()
+	if _, err := store.SaveSnapshot(newRun, orig.Device, cur); err != nil {
+		return OutcomeFailed, "snapshot: " + err.Error()
+	}
+	patch := devcfg.BuildPatch(changes, syn)
+	if _, err := drv.Push(ctx, patch, drivers.PushOptions{}); err != nil {
+		return OutcomeFailed, deviceMessage(orig.Device, err) + " (device left unchanged)"
+	}
+	after, err := e.fetch(ctx, drv)
+	if err != nil {
+		return OutcomeFailed, "read-back: " + err.Error()
+	}
+	if left := compliance.Diff(snap, after.Owned, syn, nil); len(left) > 0 {
+		return OutcomeFailed, fmt.Sprintf("read-back differs from the snapshot (%d change(s))", len(left))
+	}
+	return OutcomeApplied, "restored the snapshot taken before the run"
+}

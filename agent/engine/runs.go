@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// RunSchema versions run reports.
+const RunSchema = "rocefab.io/run/v1"
+
+// Outcome of one device in an apply or rollback.
+type Outcome string
+
+const (
+	OutcomeApplied    Outcome = "applied"
+	OutcomeNoChanges  Outcome = "no-changes"
+	OutcomeRefused    Outcome = "refused"     // conflict, stale plan, disruptive without the flag
+	OutcomeFailed     Outcome = "failed"      // push failed; the device is unchanged
+	OutcomeRolledBack Outcome = "rolled-back" // pushed, then undone (read-back or verify failed)
+	OutcomeSkipped    Outcome = "skipped"     // not attempted (stop on failure, canary failed)
+)
+
+// RunReport is the audit record of one apply or rollback.
+type RunReport struct {
+	SchemaVersion string               `json:"schemaVersion"`
+	ID            string               `json:"id"`
+	Kind          string               `json:"kind"` // apply or rollback
+	RollbackOf    string               `json:"rollbackOf,omitempty"`
+	StartedAt     time.Time            `json:"startedAt"`
+	FinishedAt    time.Time            `json:"finishedAt"`
+	Intent        compliance.IntentRef `json:"intent"`
+	User          string               `json:"user"`
+	Hostname      string               `json:"hostname"`
+	Options       map[string]string    `json:"options,omitempty"`
+	Devices       []DeviceRun          `json:"devices"`
+	Verify        *VerifyResult        `json:"verify,omitempty"`
+	Result        string               `json:"result"` // success or failure
+}
+
+// DeviceRun is one device's outcome and timings.
+type DeviceRun struct {
+	Device     string                `json:"device"`
+	Kind       string                `json:"kind"`
+	Platform   string                `json:"platform"`
+	Transport  string                `json:"transport"`
+	Address    string                `json:"address,omitempty"`
+	Connection compliance.Connection `json:"connection"`
+	Outcome    Outcome               `json:"outcome"`
+	Reason     string                `json:"reason,omitempty"`
+	Changes    int                   `json:"changes"`
+	StartedAt  time.Time             `json:"startedAt"`
+	DurationMS int64                 `json:"durationMs"`
+	// Snapshot is the file holding the owned config before the push.
+	Snapshot string `json:"snapshot,omitempty"`
+}
+
+// VerifyResult records the probe verdict that confirmed or rolled back.
+type VerifyResult struct {
+	Passed  bool   `json:"passed"`
+	Summary string `json:"summary"`
+}
+
+// Failed reports whether any device failed, was refused or rolled back.
+func (r *RunReport) Failed() bool {
+	for _, d := range r.Devices {
+		switch d.Outcome {
+		case OutcomeFailed, OutcomeRefused, OutcomeRolledBack:
+			return true
+		}
+	}
+	return false
+}
+
+// RunStore keeps run reports and snapshots under a state directory:
+// runs/<id>/report.json and runs/<id>/snapshots/<device>.json.
+type RunStore struct {
+	Dir string
+}
+
+func (s RunStore) runDir(id string) string { return filepath.Join(s.Dir, "runs", id) }
+
+// NewRunID is sortable by time and unique.
+func NewRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// SaveSnapshot writes a device's owned config before a push.
+func (s RunStore) SaveSnapshot(id, device string, cfg *devcfg.Config) (string, error) {
+	dir := filepath.Join(s.runDir(id), "snapshots")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, safeName(device)+".json")
+	data, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, data, 0o600)
+}
+
+// LoadSnapshot reads a snapshot back.
+func (s RunStore) LoadSnapshot(path string) (*devcfg.Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var cfg devcfg.Config
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	return &cfg, nil
+}
+
+// SaveReport writes the run report.
+func (s RunStore) SaveReport(r *RunReport) (string, error) {
+	dir := s.runDir(r.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.json")
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, append(data, '\n'), 0o600)
+}
+
+// LoadReport reads a run report by ID.
+func (s RunStore) LoadReport(id string) (*RunReport, error) {
+	if strings.ContainsAny(id, `/\`) || id == "" || id == "." || id == ".." {
+		return nil, fmt.Errorf("run ID %q is not valid", id)
+	}
+	data, err := os.ReadFile(filepath.Join(s.runDir(id), "report.json"))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("run %s not found in %s", id, filepath.Join(s.Dir, "runs"))
+		}
+		return nil, err
+	}
+	var r RunReport
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, err
+	}
+	if r.SchemaVersion != RunSchema {
+		return nil, fmt.Errorf("run %s: schema %q is not supported", id, r.SchemaVersion)
+	}
+	return &r, nil
+}
+
+// List returns run IDs, newest first.
+func (s RunStore) List() ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Dir, "runs"))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		if e.IsDir() {
+			ids = append(ids, e.Name())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(ids)))
+	return ids, nil
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == 0 {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// Actor is who runs rocefab, for the audit trail.
+func Actor() (userName, host string) {
+	if u, err := user.Current(); err == nil {
+		userName = u.Username
+	}
+	if userName == "" {
+		userName = os.Getenv("USER")
+	}
+	host, _ = os.Hostname()
+	return userName, host
+}
