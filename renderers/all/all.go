@@ -5,12 +5,14 @@ package all
 import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/junos"
 	"github.com/rocefab/rocefab/renderers/nxos"
 )
 
 // registrations is the one list of platforms.
 var registrations = []func(*renderers.Registry) error{
 	eos.Register,
+	junos.Register,
 	nxos.Register,
 }
 

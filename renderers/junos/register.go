@@ -1,0 +1,54 @@
+package junos
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Register adds the junos platform.
+func Register(r *renderers.Registry) error {
+	return r.Register(renderers.Entry{
+		Name: "junos",
+		New:  New,
+		Attrs: renderers.Attributes{
+			Platform: devcfg.Platform{
+				Shape:       devcfg.ShapePaths,
+				Scrapli:     "juniper_junos",
+				Commit:      devcfg.CommitJunos,
+				ShowRunning: "show configuration | display set",
+				CLIErrors:   []string{"error:", "syntax error", "unknown command"},
+				Syntax:      devcfg.Syntax{Style: devcfg.StyleStatements, Set: "set ", Delete: "delete "},
+				Parse:       Parse,
+				Normalise:   Normalise,
+			},
+			Transports:          []string{"ssh"},
+			MTUCeiling:          MTUCeiling,
+			PortPattern:         regexp.MustCompile(`^((et|xe|ge|mge)-\d+/\d+/\d+(:\d+)?|ae\d+)$`),
+			PortExample:         "et-0/0/0",
+			MaxNoDropPriorities: 6,
+			NeedsQueueBuffer:    true,
+			Classify: renderers.ClassifyByKeywords(map[string]string{
+				" mtu":                            "an MTU change reprograms the port and drops frames in flight",
+				"no-loss":                         "a lossless class change re-carves the buffers; Junos blocks the port until it applies",
+				"pfc-priority":                    "a PFC change re-carves the buffers; Junos blocks the port until it applies",
+				"congestion-notification-profile": "a PFC change re-carves the buffers; Junos blocks the port until it applies",
+			}),
+			Encode:  Encode,
+			FileExt: ".set",
+		},
+	})
+}
+
+// Encode prints one `set` statement per entry, sorted by path.
+func Encode(cfg *devcfg.Config) ([]byte, error) {
+	var b strings.Builder
+	for _, k := range cfg.Paths.Keys() {
+		b.WriteString("set ")
+		b.WriteString(statement(k, cfg.Paths[k]))
+		b.WriteByte('\n')
+	}
+	return []byte(b.String()), nil
+}

@@ -1,0 +1,54 @@
+package junos
+
+import (
+	"strings"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// The model of a Junos configuration is devcfg.Paths with one entry per
+// `set` statement. The split rule:
+//
+//   - a statement whose second-to-last word is a single-valued leaf
+//     (valueKeywords: mtu, vlan-id, scheduler-map, ...) is path = every word
+//     but the last, value = the last word ("interfaces et-0/0/0 mtu" = "9216");
+//   - `queue-num N [no-loss]` is path = "... queue-num", value = "N" or
+//     "N no-loss" (no-loss is an option of queue-num in the Junos grammar);
+//   - every other statement (presence statements and leaf-list entries
+//     such as code-points, vlan members and fill-level) is path = all its
+//     words, value = devcfg.Empty.
+//
+// Values are JSON strings. So a changed single value diffs as one
+// modification, and a changed list entry as one add and one delete.
+var valueKeywords = map[string]bool{
+	"mtu": true, "vlan-id": true, "pfc-priority": true, "interface-mode": true,
+	"congestion-notification-profile": true, "scheduler-map": true, "scheduler": true,
+	"drop-profile": true, "priority": true, "percent": true, "dscp": true,
+	"ieee-802.1": true, "802.3ad": true, "version": true, "host-name": true,
+}
+
+// splitStatement turns the words of one `set` statement into path and value.
+func splitStatement(words []string) (string, devcfg.Value) {
+	n := len(words)
+	if n >= 3 && words[n-1] == "no-loss" && words[n-3] == "queue-num" {
+		return strings.Join(words[:n-2], " "), devcfg.String(words[n-2] + " no-loss")
+	}
+	if n >= 2 && valueKeywords[words[n-2]] {
+		return strings.Join(words[:n-1], " "), devcfg.String(words[n-1])
+	}
+	return strings.Join(words, " "), devcfg.Empty
+}
+
+// statement is the `set` statement of one model entry, without "set ".
+func statement(path string, v devcfg.Value) string {
+	if v == devcfg.Empty || v == "" {
+		return path
+	}
+	return path + " " + v.Text()
+}
+
+// set adds one statement, given as its words, to p.
+func set(p devcfg.Paths, words ...string) {
+	path, v := splitStatement(words)
+	p[path] = v
+}
