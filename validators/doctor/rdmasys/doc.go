@@ -1,0 +1,3 @@
+// Package rdmasys reads RDMA devices, ports, GID tables, PCIe links and
+// counters from sysfs under a configurable root, so tests use a fake tree.
+package rdmasys
