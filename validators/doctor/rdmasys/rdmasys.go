@@ -86,15 +86,15 @@ func (g GID) Routable() bool {
 
 // PCI is the PCIe link of the NIC's function.
 type PCI struct {
-	Address   string  `json:"address,omitempty"`
-	CurSpeed  string  `json:"currentSpeed,omitempty"` // "8.0 GT/s"
-	CurGTs    float64 `json:"-"`
-	CurWidth  int     `json:"currentWidth,omitempty"`
-	MaxSpeed  string  `json:"maxSpeed,omitempty"`
-	MaxGTs    float64 `json:"-"`
-	MaxWidth  int     `json:"maxWidth,omitempty"`
-	Reported  bool    `json:"reported"`
-	Unknown   bool    `json:"-"` // the link reports "Unknown" (down or in reset)
+	Address  string  `json:"address,omitempty"`
+	CurSpeed string  `json:"currentSpeed,omitempty"` // "8.0 GT/s"
+	CurGTs   float64 `json:"-"`
+	CurWidth int     `json:"currentWidth,omitempty"`
+	MaxSpeed string  `json:"maxSpeed,omitempty"`
+	MaxGTs   float64 `json:"-"`
+	MaxWidth int     `json:"maxWidth,omitempty"`
+	Reported bool    `json:"reported"`
+	Unknown  bool    `json:"-"` // the link reports "Unknown" (down or in reset)
 }
 
 func (f FS) path(elem ...string) string {
