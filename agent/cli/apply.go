@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+func init() {
+	register(newApplyCommand)
+	register(newRollbackCommand)
+}
+
+// verifyHook lets the probe wire itself into apply --verify.
+type verifyHook func(ctx context.Context, a *app, res *intent.Resolved, devices []string) (engine.VerifyResult, error)
+
+// applyVerify is set by the probe command's file; nil means --verify is
+// unavailable.
+var applyVerify verifyHook
+
+func newApplyCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "apply PATH...|PLANFILE",
+		Short: "Apply the intent (or a saved plan) to switches and hosts",
+		Long: `apply pushes each device's changes atomically, checks the read-back and
+rolls the device back if it differs. A saved plan (from plan --out) is
+executed exactly, and refused for any device that changed since.
+Traffic-affecting changes need --allow-disruptive. With --verify the probe
+runs after the push, and with --confirm-timeout the commits stay pending and
+are confirmed only if the probe passes.`,
+		Args: requireArgs(1, "intent PATH or saved PLANFILE"),
+	}
+	output := outputFlag(cmd, "text", "json")
+	autoApprove := cmd.Flags().Bool("auto-approve", false, "do not ask for confirmation")
+	allowDisruptive := cmd.Flags().Bool("allow-disruptive", false, "allow traffic-affecting changes (PFC, buffers, MTU)")
+	canary := cmd.Flags().Int("canary", 0, "apply to N devices, verify them, then do the rest")
+	onFailure := cmd.Flags().String("on-failure", "stop", "after a device fails: stop (leave the rest untouched) or continue")
+	verify := cmd.Flags().Bool("verify", false, "run the probe after the push; roll back if it fails")
+	confirmTimeout := cmd.Flags().Duration("confirm-timeout", 0, "keep commits pending this long, confirming only if the probe passes")
+	devices := cmd.Flags().StringSlice("device", nil, "apply only these devices")
+	df := addDeviceFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		if *onFailure != "stop" && *onFailure != "continue" {
+			return usageErr("--on-failure %q: use stop or continue", *onFailure)
+		}
+		if *confirmTimeout > 0 && !*verify {
+			return usageErr("--confirm-timeout needs --verify: commits are confirmed by the probe's verdict")
+		}
+		if *verify && applyVerify == nil {
+			return usageErr("--verify is not available in this build")
+		}
+		eng := a.engine(df)
+		var p *compliance.Plan
+		var res *intent.Resolved
+		if len(args) == 1 && compliance.IsPlanFile(args[0]) {
+			if p, err = compliance.LoadPlan(args[0]); err != nil {
+				return err
+			}
+			if *verify {
+				if res, err = a.loadIntent(p.Intent.Paths); err != nil {
+					return err
+				}
+			}
+		} else {
+			if res, err = a.loadIntent(args); err != nil {
+				return err
+			}
+			p, err = eng.Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices, SkipHosts: a.hostRunner() == nil})
+			if err != nil {
+				return err
+			}
+		}
+		if format == "text" {
+			if err := compliance.WriteText(a.stdout, p); err != nil {
+				return err
+			}
+		}
+		if !p.HasChanges() {
+			fmt.Fprintln(a.stderr, "No changes. The fabric matches the intent.")
+			if p.HasFailures() {
+				return exitWith(ExitFailure)
+			}
+			return nil
+		}
+		if !*autoApprove && !confirm(a, p) {
+			fmt.Fprintln(a.stderr, "Apply cancelled.")
+			return exitWith(ExitFailure)
+		}
+		opt := engine.ApplyOptions{
+			AllowDisruptive: *allowDisruptive, Canary: *canary, StopOnFailure: *onFailure == "stop",
+			ConfirmWindow: *confirmTimeout, Store: engine.RunStore{Dir: df.stateDir},
+			Options: map[string]string{"onFailure": *onFailure, "canary": fmt.Sprint(*canary),
+				"allowDisruptive": fmt.Sprint(*allowDisruptive), "verify": fmt.Sprint(*verify)},
+		}
+		if *verify {
+			opt.Verify = func(ctx context.Context, devices []string) (engine.VerifyResult, error) {
+				return applyVerify(ctx, a, res, devices)
+			}
+		}
+		rep, err := eng.Apply(cmd.Context(), p, opt)
+		if rep != nil {
+			if werr := writeRun(a, format, rep, df.stateDir); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if rep.Failed() {
+			return exitWith(ExitFailure)
+		}
+		return nil
+	}
+	return cmd
+}
+
+func confirm(a *app, p *compliance.Plan) bool {
+	n := p.Summary.ByStatus[compliance.StatusChanges]
+	fmt.Fprintf(a.stderr, "\nApply these changes to %d device(s)? Only 'yes' will be accepted: ", n)
+	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+	return strings.TrimSpace(line) == "yes"
+}
+
+func newRollbackCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rollback RUN_ID",
+		Short: "Put the devices of an earlier apply back to their snapshots",
+		Long: `rollback restores every device an earlier run applied to the owned
+configuration it had before that run, with the same safe push and read-back
+as apply. Use it when an apply succeeded but turned out to be wrong.`,
+		Args: requireArgs(1, "RUN_ID"),
+	}
+	output := outputFlag(cmd, "text", "json")
+	autoApprove := cmd.Flags().Bool("auto-approve", false, "do not ask for confirmation")
+	df := addDeviceFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		store := engine.RunStore{Dir: df.stateDir}
+		orig, err := store.LoadReport(args[0])
+		if err != nil {
+			return err
+		}
+		if !*autoApprove {
+			fmt.Fprintf(a.stderr, "Roll back the devices of run %s (%s by %s)? Only 'yes' will be accepted: ", orig.ID, orig.StartedAt.Format(time.RFC3339), orig.User)
+			line, _ := bufio.NewReader(a.stdin).ReadString('\n')
+			if strings.TrimSpace(line) != "yes" {
+				fmt.Fprintln(a.stderr, "Rollback cancelled.")
+				return exitWith(ExitFailure)
+			}
+		}
+		rep, err := a.engine(df).Rollback(cmd.Context(), store, args[0])
+		if rep != nil {
+			if werr := writeRun(a, format, rep, df.stateDir); werr != nil {
+				return werr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if rep.Failed() {
+			return exitWith(ExitFailure)
+		}
+		return nil
+	}
+	return cmd
+}
+
+// writeRun prints a run report: one line per device, or the JSON report.
+func writeRun(a *app, format string, rep *engine.RunReport, stateDir string) error {
+	if format == "json" {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintf(a.stdout, "\n%s run %s: %s\n", strings.ToUpper(rep.Kind[:1])+rep.Kind[1:], rep.ID, rep.Result)
+	for _, d := range rep.Devices {
+		line := fmt.Sprintf("  %-20s %-12s", d.Device, d.Outcome)
+		if d.Reason != "" {
+			line += " " + d.Reason
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
+	if rep.Verify != nil {
+		fmt.Fprintf(a.stdout, "  verify: passed=%v %s\n", rep.Verify.Passed, rep.Verify.Summary)
+	}
+	fmt.Fprintf(a.stdout, "Report: %s/runs/%s/report.json\n", stateDir, rep.ID)
+	return nil
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/lint"
+)
+
+// deviceFlags are shared by every command that contacts devices. Turning
+// verification off is only ever a flag, never an intent field.
+type deviceFlags struct {
+	insecure     bool
+	sshAcceptNew bool
+	timeout      time.Duration
+	retries      int
+	parallelism  int
+	stateDir     string
+}
+
+func addDeviceFlags(cmd *cobra.Command) *deviceFlags {
+	f := &deviceFlags{}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification (unsafe)")
+	fs.BoolVar(&f.sshAcceptNew, "ssh-accept-new", false, "trust unknown SSH host keys on first use and record them (unsafe)")
+	fs.DurationVar(&f.timeout, "timeout", 30*time.Second, "per-device timeout for each call")
+	fs.IntVar(&f.retries, "retries", 2, "retries for transient device errors")
+	fs.IntVar(&f.parallelism, "parallelism", 10, "devices handled at once")
+	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where run reports and snapshots are kept")
+	return f
+}
+
+func defaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "rocefab")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "rocefab")
+	}
+	return ".rocefab"
+}
+
+// engine builds the fleet engine with the command's flags; viper supplies
+// values from ROCEFAB_* variables and the config file too.
+func (a *app) engine(f *deviceFlags) *engine.Engine {
+	return engine.New(a.renderers, a.drivers, a.hostRunner(), engine.Options{
+		Insecure:     a.v.GetBool("insecure"),
+		SSHAcceptNew: a.v.GetBool("ssh-accept-new"),
+		Timeout:      a.v.GetDuration("timeout"),
+		Retries:      a.v.GetInt("retries"),
+		Parallelism:  a.v.GetInt("parallelism"),
+		Progress:     newProgress(a.stderr),
+		Logger:       a.log,
+	})
+}
+
+// hostRunner is nil until the host contract client is wired in.
+func (a *app) hostRunner() engine.HostRunner { return nil }
+
+// loadIntent validates intent paths, printing diagnostics on failure.
+func (a *app) loadIntent(paths []string) (*intent.Resolved, error) {
+	res, diags := lint.Validate(a.renderers, paths...)
+	if diags.HasErrors() {
+		printDiagnostics(a, diags)
+		return nil, exitWith(ExitFailure)
+	}
+	for _, d := range diags {
+		fmt.Fprintln(a.stderr, d.String())
+	}
+	return res, nil
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+func init() {
+	register(newPlanCommand)
+	register(newDriftCommand)
+}
+
+func newPlanCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan PATH...",
+		Short: "Show what apply would change on every switch and host",
+		Long: `plan renders the intent, reads what each device runs and shows the
+differences (+ add, - remove, ~ change), classed as hitless or
+traffic-affecting. It never changes a device. --out saves the plan for an
+exact apply later; apply refuses a saved plan when a device changed since.`,
+		Args: requireArgs(1, "intent PATH"),
+	}
+	output := outputFlag(cmd, "text", "json", "markdown")
+	out := cmd.Flags().String("out", "", "save the plan to FILE for `rocefab apply FILE`")
+	detailed := cmd.Flags().Bool("detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
+	devices := cmd.Flags().StringSlice("device", nil, "plan only these devices")
+	df := addDeviceFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		res, err := a.loadIntent(args)
+		if err != nil {
+			return err
+		}
+		p, err := a.engine(df).Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices, SkipHosts: a.hostRunner() == nil})
+		if err != nil {
+			return err
+		}
+		if *out != "" {
+			if err := p.Save(*out); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "plan saved to %s; apply it with: rocefab apply %s\n", *out, *out)
+		}
+		if err := writePlan(a, format, p); err != nil {
+			return err
+		}
+		return planExit(p, *detailed)
+	}
+	return cmd
+}
+
+func newDriftCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "drift PATH...",
+		Short: "Report each device as compliant, drifted, unreachable or error",
+		Long: `drift compares what every device runs with the intent. A drifted device
+shows the exact diff; an unreachable device is never counted as compliant.`,
+		Args: requireArgs(1, "intent PATH"),
+	}
+	output := outputFlag(cmd, "text", "json", "markdown")
+	detailed := cmd.Flags().Bool("detailed-exitcode", false, "exit 0 when compliant, 2 with drift, 1 on error")
+	devices := cmd.Flags().StringSlice("device", nil, "check only these devices")
+	df := addDeviceFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		res, err := a.loadIntent(args)
+		if err != nil {
+			return err
+		}
+		p, err := a.engine(df).Drift(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices, SkipHosts: a.hostRunner() == nil})
+		if err != nil {
+			return err
+		}
+		if err := writePlan(a, format, p); err != nil {
+			return err
+		}
+		return planExit(p, *detailed)
+	}
+	return cmd
+}
+
+func writePlan(a *app, format string, p *compliance.Plan) error {
+	switch format {
+	case "json":
+		return compliance.WriteJSON(a.stdout, p)
+	case "markdown":
+		return compliance.WriteMarkdown(a.stdout, p)
+	}
+	return compliance.WriteText(a.stdout, p)
+}
+
+// planExit: 1 when any device failed; with --detailed-exitcode, 2 when
+// there are changes or drift; otherwise 0.
+func planExit(p *compliance.Plan, detailed bool) error {
+	switch {
+	case p.HasFailures():
+		return exitWith(ExitFailure)
+	case detailed && p.HasChanges():
+		return exitWith(ExitChanges)
+	}
+	return nil
+}
