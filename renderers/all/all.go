@@ -4,6 +4,7 @@ package all
 
 import (
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/cumulus"
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/junos"
 	"github.com/rocefab/rocefab/renderers/nxos"
@@ -11,6 +12,7 @@ import (
 
 // registrations is the one list of platforms.
 var registrations = []func(*renderers.Registry) error{
+	cumulus.Register,
 	eos.Register,
 	junos.Register,
 	nxos.Register,

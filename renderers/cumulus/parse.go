@@ -1,0 +1,188 @@
+package cumulus
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Parse reads `nv config show -o json`: a list of a `header` object and a
+// `set` object (the configuration tree), or a bare tree. Each leaf becomes
+// one path of its keys joined by spaces, the words of `nv set`; an empty
+// object (a presence node such as `vlan: {100: {}}`) becomes devcfg.Empty.
+// It also reads `nv set` commands (`nv config show -o commands`, and what
+// Encode writes), so rendered files parse back into the same model.
+func Parse(raw []byte) (*devcfg.Config, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) > 0 && trimmed[0] != '[' && trimmed[0] != '{' {
+		paths, err := parseCommands(string(raw))
+		if err != nil {
+			return nil, err
+		}
+		return &devcfg.Config{Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: paths}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("cumulus: nv config show -o json: %w", err)
+	}
+	out := devcfg.Paths{}
+	switch d := doc.(type) {
+	case []any:
+		for i, item := range d {
+			obj, ok := item.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("cumulus: nv config show -o json: item %d is not an object", i)
+			}
+			if set, ok := obj["set"]; ok {
+				if err := flatten(out, "", set); err != nil {
+					return nil, err
+				}
+			}
+		}
+	case map[string]any:
+		tree := any(d)
+		if set, ok := d["set"]; ok {
+			tree = set
+		} else {
+			delete(d, "header")
+		}
+		if err := flatten(out, "", tree); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("cumulus: nv config show -o json: want an object or a list, got %T", doc)
+	}
+	return &devcfg.Config{Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: out}, nil
+}
+
+func flatten(out devcfg.Paths, prefix string, v any) error {
+	join := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return prefix + " " + k
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			if prefix != "" {
+				out[prefix] = devcfg.Empty
+			}
+			return nil
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k == "" || strings.ContainsAny(k, " \n") {
+				return fmt.Errorf("cumulus: key %q under %q is not an NVUE path word", k, prefix)
+			}
+			if err := flatten(out, join(k), x[k]); err != nil {
+				return err
+			}
+		}
+	case string:
+		out[prefix] = devcfg.String(x)
+	case json.Number:
+		out[prefix] = devcfg.Value(x.String())
+	case bool:
+		out[prefix] = devcfg.Bool(x)
+	case nil:
+		out[prefix] = devcfg.Value("null")
+	default:
+		out[prefix] = devcfg.JSON(x)
+	}
+	return nil
+}
+
+// defaults NVUE shows under objects rocefab touched; rocefab never renders
+// these leaves at these values, so dropping them cannot hide a change.
+var defaults = []struct {
+	prefix, suffix, value string
+}{
+	{"qos pfc " + Profile, " cable-length", "100"},
+	{"qos pfc " + Profile, " port-buffer", "25000"},
+	{"qos pfc " + Profile, " xoff-threshold", "10000"},
+	{"qos pfc " + Profile, " xon-threshold", "2000"},
+	{"qos congestion-control " + Profile + " traffic-class ", " red", "disable"},
+	{"interface ", " qos pfc-watchdog state", "disable"},
+	{"interface ", " type", "swp"},
+	{"interface ", " type", "bond"},
+}
+
+// Normalise drops the NVUE defaults listed above and the `header` object.
+func Normalise(cfg *devcfg.Config) *devcfg.Config {
+	out := cfg.Clone()
+	for p, v := range out.Paths {
+		if p == "header" || strings.HasPrefix(p, "header ") {
+			delete(out.Paths, p)
+			continue
+		}
+		for _, d := range defaults {
+			if strings.HasPrefix(p, d.prefix) && strings.HasSuffix(p, d.suffix) && v.Text() == d.value {
+				delete(out.Paths, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// parseCommands reads `nv set` lines. `nv config ...` lines and comments
+// are skipped; `nv unset` has no place in a configuration listing.
+func parseCommands(text string) (devcfg.Paths, error) {
+	out := devcfg.Paths{}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "nv config ") {
+			continue
+		}
+		rest, ok := strings.CutPrefix(line, "nv set ")
+		if !ok {
+			return nil, fmt.Errorf("cumulus: line %d: %q is not an `nv set` command", i+1, line)
+		}
+		words := strings.Fields(rest)
+		path, v := splitCommand(words)
+		out[path] = v
+	}
+	return out, nil
+}
+
+// splitCommand splits the words of one `nv set` command into the JSON path
+// and value. The last word is the value, except where NVUE keys a
+// collection by it: a VLAN of a bridge domain, a bond member, a PFC or
+// traffic-pool switch priority (not the switch-priority leaf of a qos
+// mapping), and bare presence nodes such as `qos roce`.
+func splitCommand(words []string) (string, devcfg.Value) {
+	n := len(words)
+	joined := strings.Join(words, " ")
+	if n < 3 || words[n-1] == "pfc-watchdog" {
+		return joined, devcfg.Empty
+	}
+	switch words[n-2] {
+	case "vlan", "member":
+		return joined, devcfg.Empty
+	case "switch-priority":
+		if !strings.Contains(" "+joined+" ", " mapping ") {
+			return joined, devcfg.Empty
+		}
+	}
+	return strings.Join(words[:n-1], " "), typed(words[n-1])
+}
+
+// typed is a JSON number for a decimal integer, else a JSON string, as
+// NVUE types its leaves.
+func typed(w string) devcfg.Value {
+	if w == "0" || (w != "" && w[0] != '0' && strings.Trim(w, "0123456789") == "" && len(w) < 19) {
+		return devcfg.Value(w)
+	}
+	return devcfg.String(w)
+}

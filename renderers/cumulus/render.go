@@ -1,0 +1,244 @@
+package cumulus
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// MTUCeiling is the Spectrum jumbo maximum (Linux MTU, no L2 header).
+const MTUCeiling = 9216
+
+// Profile is the NVUE profile rocefab configures: NVUE's own global one.
+const Profile = "default-global"
+
+// Bridge is the NVUE default VLAN-aware bridge.
+const Bridge = "br_default"
+
+// NVUE defaults rocefab never renders at their default value, so the
+// normaliser may drop them when a device shows them.
+const (
+	defaultCableLength = 100
+	defaultPortBuffer  = 25000
+	defaultXoff        = 10000
+	defaultXon         = 2000
+)
+
+type renderer struct{}
+
+// New returns the Cumulus NVUE renderer.
+func New() renderers.Renderer { return renderer{} }
+
+func switchMTU(p intent.Policy) int {
+	if p.SwitchMTU.Max {
+		return MTUCeiling
+	}
+	return p.SwitchMTU.Value
+}
+
+// path joins NVUE path words: the model's keys are the words of the `nv
+// set` command, which are also the keys of `nv config show -o json`.
+func path(words ...string) string { return strings.Join(words, " ") }
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Render renders the complete lossless configuration of the switch.
+func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
+	p := sw.Policy
+	out := devcfg.Paths{}
+	var notes []string
+	mapping := path("qos mapping", Profile)
+
+	// Classification: an explicit, complete map (never `nv set qos roce`,
+	// a Spectrum-only shortcut that would own all of QoS).
+	if p.Trust == "pcp" {
+		out[path(mapping, "trust")] = devcfg.String("l2")
+		for c := 0; c < 8; c++ {
+			out[path(mapping, "pcp", itoa(c), "switch-priority")] = devcfg.Int(int64(c))
+		}
+	} else {
+		out[path(mapping, "trust")] = devcfg.String("l3")
+		for d, sp := range dscpSP(p) {
+			out[path(mapping, "dscp", itoa(d), "switch-priority")] = devcfg.Int(int64(sp))
+		}
+	}
+	for sp := 0; sp < 8; sp++ {
+		out[path("qos egress-queue-mapping", Profile, "switch-priority", itoa(sp), "traffic-class")] = devcfg.Int(int64(sp))
+	}
+
+	if p.PFCOn() {
+		pfc := path("qos pfc", Profile)
+		prios := slices.Clone(p.PFCPriorities)
+		slices.Sort(prios)
+		for _, q := range slices.Compact(prios) {
+			out[path(pfc, "switch-priority", itoa(q))] = devcfg.Empty
+			out[path("qos traffic-pool default-lossless switch-priority", itoa(q))] = devcfg.Empty
+		}
+		out[path(pfc, "tx")] = devcfg.String("enable")
+		out[path(pfc, "rx")] = devcfg.String("enable")
+		if p.CableLength != 0 && p.CableLength != defaultCableLength {
+			out[path(pfc, "cable-length")] = devcfg.Int(int64(p.CableLength))
+		}
+		for _, knob := range []struct {
+			name      string
+			val, dflt uint64
+		}{{"port-buffer", p.Headroom, defaultPortBuffer}, {"xoff-threshold", p.Xoff, defaultXoff}, {"xon-threshold", p.Xon, defaultXon}} {
+			if knob.val != 0 && knob.val != knob.dflt {
+				out[path(pfc, knob.name)] = devcfg.Int(int64(knob.val))
+			}
+		}
+		// PFC needs the lossless pool sized before it takes effect.
+		out["qos traffic-pool default-lossless memory-percent"] = devcfg.Int(50)
+		out["qos traffic-pool default-lossy memory-percent"] = devcfg.Int(50)
+	}
+
+	if p.ECNOn() {
+		tc := path("qos congestion-control", Profile, "traffic-class", itoa(p.NoDropPriority))
+		out[path(tc, "min-threshold")] = devcfg.Int(int64(p.ECNMin))
+		out[path(tc, "max-threshold")] = devcfg.Int(int64(p.ECNMax))
+		out[path(tc, "probability")] = devcfg.Int(int64(p.MarkProbability))
+		out[path(tc, "ecn")] = devcfg.String("enable")
+		notes = append(notes, "cumulus: Spectrum rounds ECN thresholds to buffer cells (150000 B shows as 159744 B on Spectrum-4); the configured bytes are compared")
+	}
+
+	// Scheduling: CNP strict; the lossless and default classes share DWRR.
+	sched := path("qos egress-scheduler", Profile, "traffic-class")
+	out[path(sched, itoa(p.CNPPriority), "mode")] = devcfg.String("strict")
+	weighted := []int{p.NoDropPriority}
+	if p.NoDropPriority != 0 {
+		weighted = append(weighted, 0)
+	}
+	weighted = slices.DeleteFunc(weighted, func(q int) bool { return q == p.CNPPriority })
+	for i, q := range weighted {
+		share := 100 / len(weighted)
+		if i == 0 {
+			share = 100 - share*(len(weighted)-1)
+		}
+		out[path(sched, itoa(q), "mode")] = devcfg.String("dwrr")
+		out[path(sched, itoa(q), "bw-percent")] = devcfg.Int(int64(share))
+	}
+
+	if p.VLAN != 0 && hasSwitched(sw.Ports) {
+		out[path("bridge domain", Bridge, "vlan", itoa(p.VLAN))] = devcfg.Empty
+	}
+	mtu := devcfg.Int(int64(switchMTU(p)))
+	for _, port := range sw.Ports {
+		iface := port.Name
+		if port.LAG != "" {
+			out[path("interface", port.LAG, "bond member", port.Name)] = devcfg.Empty
+			iface = port.LAG
+		}
+		out[path("interface", iface, "link mtu")] = mtu
+		switch port.Mode {
+		case "trunk":
+			out[path("interface", iface, "bridge domain", Bridge, "vlan", itoa(p.VLAN))] = devcfg.Empty
+		case "access":
+			out[path("interface", iface, "bridge domain", Bridge, "access")] = devcfg.Int(int64(p.VLAN))
+		}
+		if p.PFCOn() && p.Watchdog.Enabled {
+			out[path("interface", port.Name, "qos pfc-watchdog state")] = devcfg.String("enable")
+		}
+	}
+	if w := p.Watchdog; p.PFCOn() && w.Enabled && (w.Detection != 0 || w.Restoration != 0 || w.Action != "") {
+		notes = append(notes, "cumulus: PFC watchdog timing and action keep the NVUE defaults (polling-interval, robustness)")
+	}
+	return &devcfg.Config{
+		Device: sw.Name, Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: out,
+		Owned: ownedScope(sw), Singletons: singletons(p), Notes: notes,
+	}, nil
+}
+
+// dscpSP is the switch priority of every DSCP: RoCE and CNP DSCPs to their
+// priorities, every other DSCP to the NVUE default (dscp>>3) unless that
+// is the no-drop or CNP priority, in which case 0.
+func dscpSP(p intent.Policy) [64]int {
+	var sp [64]int
+	for d := range sp {
+		sp[d] = d >> 3
+		if sp[d] == p.NoDropPriority || sp[d] == p.CNPPriority {
+			sp[d] = 0
+		}
+	}
+	for _, d := range p.RoCEDSCP {
+		if d >= 0 && d < 64 {
+			sp[d] = p.NoDropPriority
+		}
+	}
+	if p.CNPDSCP >= 0 && p.CNPDSCP < 64 {
+		sp[p.CNPDSCP] = p.CNPPriority
+	}
+	return sp
+}
+
+func hasSwitched(ports []intent.Port) bool {
+	for _, p := range ports {
+		if p.Mode != "routed" {
+			return true
+		}
+	}
+	return false
+}
+
+// notUsed is the Want of a singleton that must be absent.
+const notUsed = "(not set: rocefab configures QoS explicitly)"
+
+// singletons: the global trust mode, and `qos roce`, NVUE's one-command
+// RoCE mode, which owns all of QoS: if it is on, other configuration holds
+// the QoS singleton and the plan reports a conflict.
+func singletons(p intent.Policy) []devcfg.Singleton {
+	trust := "l3"
+	if p.Trust == "pcp" {
+		trust = "l2"
+	}
+	return []devcfg.Singleton{
+		{Name: "qos mapping default-global trust", Path: path("qos mapping", Profile, "trust"), Want: trust, Marker: "ROCEFAB"},
+		{Name: "qos roce", Path: "qos roce", Want: notUsed, Marker: "ROCEFAB"},
+		{Name: "qos roce state", Path: "qos roce state", Want: "disabled", Marker: "ROCEFAB"},
+		{Name: "qos roce enable", Path: "qos roce enable", Want: "off", Marker: "ROCEFAB"},
+		{Name: "qos roce mode", Path: "qos roce mode", Want: notUsed, Marker: "ROCEFAB"},
+	}
+}
+
+// ownedScope: NVUE's default-global QoS profiles (claimed whole), the
+// lossless traffic pool, the lossless VLAN on br_default, and only the
+// listed settings of the listed ports. A port's link-pause is owned so
+// that 802.3x pause, which excludes PFC, is removed from RoCE ports.
+func ownedScope(sw *intent.Switch) devcfg.Scope {
+	s := devcfg.Scope{Paths: []string{
+		path("qos mapping", Profile),
+		path("qos egress-queue-mapping", Profile),
+		path("qos pfc", Profile),
+		path("qos congestion-control", Profile),
+		path("qos egress-scheduler", Profile),
+		"qos traffic-pool default-lossless",
+		"qos traffic-pool default-lossy memory-percent",
+	}}
+	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
+		s.Paths = append(s.Paths, path("bridge domain", Bridge, "vlan", itoa(sw.Policy.VLAN)))
+	}
+	seen := map[string]bool{}
+	own := func(paths ...string) {
+		for _, p := range paths {
+			if !seen[p] {
+				seen[p] = true
+				s.Paths = append(s.Paths, p)
+			}
+		}
+	}
+	for _, port := range sw.Ports {
+		own(path("interface", port.Name, "qos pfc-watchdog"), path("interface", port.Name, "qos link-pause"))
+		iface := port.Name
+		if port.LAG != "" {
+			own(path("interface", port.LAG, "bond member", port.Name))
+			iface = port.LAG
+		}
+		own(path("interface", iface, "link mtu"),
+			path("interface", iface, "bridge domain", Bridge, "vlan"),
+			path("interface", iface, "bridge domain", Bridge, "access"))
+	}
+	return s
+}
