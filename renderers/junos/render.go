@@ -60,18 +60,21 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	out := devcfg.Paths{}
 	var notes []string
 
-	// Tagged (trunk) ports classify and pause by IEEE 802.1p: Junos
-	// DSCP-based PFC works only for untagged traffic.
-	usesPCP, usesDSCP := false, false
+	// Classification follows the trusted field. PFC on tagged (trunk)
+	// ports pauses by IEEE 802.1p: Junos DSCP-based PFC works only for
+	// untagged traffic.
+	usesDSCP := p.Trust != "pcp"
+	usesPCP := !usesDSCP
+	pfcByPCP, pfcByDSCP := false, false
 	for _, port := range sw.Ports {
-		if port.Mode == "trunk" || p.Trust == "pcp" {
-			usesPCP = true
+		if pcpPFC(port, p) {
+			pfcByPCP = true
 		} else {
-			usesDSCP = true
+			pfcByDSCP = true
 		}
 	}
-	if usesPCP && p.Trust == "dscp" {
-		notes = append(notes, "junos: trunk ports classify by IEEE 802.1p (PCP "+strconv.Itoa(p.NoDropPriority)+
+	if pfcByPCP && usesDSCP && p.PFCOn() {
+		notes = append(notes, "junos: trunk ports pause by IEEE 802.1p (PCP "+strconv.Itoa(p.NoDropPriority)+
 			"): Junos DSCP-based PFC works only on untagged traffic, so hosts must tag RoCE with that PCP")
 	}
 
@@ -98,7 +101,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 
 	if p.PFCOn() {
-		if usesDSCP {
+		if pfcByDSCP {
 			for _, d := range p.RoCEDSCP {
 				set(out, cos, "congestion-notification-profile", CNProfileDSCP, "input", "dscp", "code-point", pfcBits(d, 6), "pfc")
 			}
@@ -109,7 +112,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 				set(out, cos, "congestion-notification-profile", CNProfileDSCP, "pfc-watchdog")
 			}
 		}
-		if usesPCP {
+		if pfcByPCP {
 			prios := slices.Clone(p.PFCPriorities)
 			slices.Sort(prios)
 			for _, q := range slices.Compact(prios) {
@@ -162,15 +165,14 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			set(out, "interfaces", iface, "unit", "0", "family", "ethernet-switching", "vlan", "members", VLANName)
 		}
 		set(out, cos, "interfaces", iface, "scheduler-map", SchedulerMap)
-		tagged := port.Mode == "trunk" || p.Trust == "pcp"
-		if tagged {
+		if usesPCP {
 			set(out, cos, "interfaces", iface, "unit", "0", "classifiers", "ieee-802.1", ClassifierPCP)
 		} else {
 			set(out, cos, "interfaces", iface, "unit", "0", "classifiers", "dscp", ClassifierDSCP)
 		}
 		if p.PFCOn() {
 			profile := CNProfileDSCP
-			if tagged {
+			if pcpPFC(port, p) {
 				profile = CNProfilePCP
 			}
 			set(out, cos, "interfaces", iface, "congestion-notification-profile", profile)
@@ -223,6 +225,10 @@ func fillLevels(sw *intent.Switch) (int, int, error) {
 	}
 	return lo, hi, nil
 }
+
+// pcpPFC: the port pauses by IEEE 802.1p, because its RoCE traffic is
+// VLAN-tagged or classified by PCP.
+func pcpPFC(port intent.Port, p intent.Policy) bool { return port.Mode == "trunk" || p.Trust == "pcp" }
 
 func hasSwitched(ports []intent.Port) bool {
 	for _, p := range ports {

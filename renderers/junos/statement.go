@@ -21,7 +21,7 @@ import (
 // Values are JSON strings. So a changed single value diffs as one
 // modification, and a changed list entry as one add and one delete.
 var valueKeywords = map[string]bool{
-	"mtu": true, "vlan-id": true, "pfc-priority": true, "interface-mode": true,
+	"mtu": true, "vlan-id": true, "queue-num": true, "pfc-priority": true, "interface-mode": true,
 	"congestion-notification-profile": true, "scheduler-map": true, "scheduler": true,
 	"drop-profile": true, "priority": true, "percent": true, "dscp": true,
 	"ieee-802.1": true, "802.3ad": true, "version": true, "host-name": true,
