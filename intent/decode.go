@@ -61,6 +61,25 @@ func codedf(code, format string, args ...any) error {
 type decoder struct {
 	file  string
 	diags *Diagnostics
+	// budget bounds the values decoded, so aliases that expand one anchor
+	// many times over cannot blow a small document up (a "billion laughs").
+	budget    int
+	exhausted bool
+}
+
+// newDecoder sizes the budget from the document: without aliases every
+// node is decoded a few times at most (a pointer, then its value).
+func newDecoder(file string, diags *Diagnostics, root *yaml.Node) *decoder {
+	return &decoder{file: file, diags: diags, budget: 8*countNodes(root) + 10000}
+}
+
+// countNodes counts the nodes of a document without following aliases.
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, child := range n.Content {
+		c += countNodes(child)
+	}
+	return c
 }
 
 func (d *decoder) loc(n *yaml.Node, field string) Loc {
@@ -78,9 +97,14 @@ func joinField(parent, field string) string {
 }
 
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
-	for n.Kind == yaml.AliasNode {
-		n = n.Alias
+	if d.budget--; d.budget < 0 {
+		if !d.exhausted {
+			d.exhausted = true
+			d.diags.Errorf(d.loc(n, field), CodeSyntax, "the document expands aliases too often; write the values out or share them with groups")
+		}
+		return
 	}
+	n = resolveAlias(n)
 	if v.CanAddr() {
 		if s, ok := v.Addr().Interface().(scalar); ok {
 			if n.Kind != yaml.ScalarNode && !acceptsSequence(v) {
@@ -89,7 +113,11 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 			}
 			text := n.Value
 			if n.Kind == yaml.SequenceNode {
-				text = joinSequence(n)
+				var bad *yaml.Node
+				if text, bad = joinSequence(n); bad != nil {
+					d.diags.Errorf(d.loc(bad, field), CodeWrongType, "expected a list of scalar values, got %s in it", kindName(bad))
+					return
+				}
 			}
 			if err := s.parseScalar(text, n.Tag); err != nil {
 				code := CodeWrongType
@@ -172,12 +200,26 @@ func acceptsSequence(v reflect.Value) bool {
 	return ok
 }
 
-func joinSequence(n *yaml.Node) string {
-	var parts []string
+// joinSequence joins a list of scalars with commas, or returns the first
+// item that is not a scalar.
+func joinSequence(n *yaml.Node) (string, *yaml.Node) {
+	parts := make([]string, 0, len(n.Content))
 	for _, c := range n.Content {
+		c = resolveAlias(c)
+		if c.Kind != yaml.ScalarNode {
+			return "", c
+		}
 		parts = append(parts, c.Value)
 	}
-	return strings.Join(parts, ",")
+	return strings.Join(parts, ","), nil
+}
+
+// resolveAlias follows an alias to the node its anchor names.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
 }
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
@@ -209,6 +251,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 		seen[name] = k
 		sf, ok := known[name]
 		if !ok {
+			if k.Tag == "!!merge" {
+				d.diags.Errorf(d.loc(k, childField), CodeUnknownField, "YAML merge keys (<<) are not supported; share attributes with groups")
+				continue
+			}
 			d.diags.Errorf(d.loc(k, childField), CodeUnknownField, "unknown field %q%s", name, suggest(name, known))
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -110,14 +111,14 @@ func Parse(file string, data []byte) ([]*Document, Diagnostics) {
 			break
 		}
 		if err != nil {
-			diags = append(diags, syntaxDiagnostic(file, err))
+			diags = append(diags, syntaxDiagnostic(file, data, err))
 			break
 		}
 		if len(root.Content) == 0 {
 			continue
 		}
 		doc := &Document{}
-		d := &decoder{file: file, diags: &diags}
+		d := newDecoder(file, &diags, &root)
 		d.decode(root.Content[0], reflect.ValueOf(doc).Elem(), "")
 		if doc.APIVersion != "" && doc.APIVersion != APIVersion {
 			diags.Errorf(doc.At("apiVersion"), CodeAPIVersion, "apiVersion %q is not supported (want %s)", doc.APIVersion, APIVersion)
@@ -130,35 +131,83 @@ func Parse(file string, data []byte) ([]*Document, Diagnostics) {
 	return docs, diags
 }
 
-// syntaxDiagnostic keeps the line yaml.v3 reports ("yaml: line 7: ...").
-func syntaxDiagnostic(file string, err error) Diagnostic {
-	msg := err.Error()
-	line := 0
-	if rest, ok := strings.CutPrefix(msg, "yaml: line "); ok {
+// syntaxDiagnostic keeps the line yaml.v3 reports ("yaml: line 7: ..."),
+// corrected to 1-based, or finds the anchor an alias error names.
+func syntaxDiagnostic(file string, data []byte, err error) Diagnostic {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line, col := 0, 1
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if num, tail, ok := strings.Cut(rest, ":"); ok {
-			for _, c := range num {
-				if c < '0' || c > '9' {
-					line = -1
-					break
-				}
-			}
-			if line == 0 {
-				for _, c := range num {
-					line = line*10 + int(c-'0')
-				}
-				msg = strings.TrimSpace(tail)
+			if n, err := strconv.Atoi(num); err == nil {
+				line, msg = n, strings.TrimSpace(tail)
 			}
 		}
 	}
-	if line < 0 {
-		line = 0
+	switch {
+	case yamlParserProblem(msg):
+		// yaml.v3 prints parser errors (not scanner errors) with the 0-based
+		// line of the construct that failed (go-yaml #205).
+		line++
+	case line == 0:
+		// yaml.v3 omits line 0, and alias errors carry no line at all.
+		line, col = 1, 1
+		if name, ok := aliasProblem(msg); ok {
+			line, col = position(data, name)
+		}
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	return Diagnostic{Loc: Loc{File: file, Line: line, Col: 1}, Code: CodeSyntax, Severity: SeverityError, Message: msg}
+	return Diagnostic{Loc: Loc{File: file, Line: line, Col: col}, Code: CodeSyntax, Severity: SeverityError, Message: msg}
+}
+
+// aliasProblem returns the "*name" or "&name" an alias error is about.
+func aliasProblem(msg string) (string, bool) {
+	for _, f := range []struct{ prefix, sigil string }{
+		{"unknown anchor '", "*"},
+		{"anchor '", "&"}, // anchor 'x' value contains itself
+	} {
+		if rest, ok := strings.CutPrefix(msg, f.prefix); ok {
+			if name, _, ok := strings.Cut(rest, "'"); ok {
+				return f.sigil + name, true
+			}
+		}
+	}
+	return "", false
+}
+
+// position is the 1-based line and column of the first s in data, or 1:1.
+func position(data []byte, s string) (line, col int) {
+	i := bytes.Index(data, []byte(s))
+	if i < 0 {
+		return 1, 1
+	}
+	before := data[:i]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = i - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// yamlParserProblem reports whether msg is one of yaml.v3's parser (not
+// scanner) problems, whose line numbers are 0-based.
+func yamlParserProblem(msg string) bool {
+	for _, p := range []string{
+		"did not find expected",
+		"found duplicate %TAG directive",
+		"found duplicate %YAML directive",
+		"found incompatible YAML document",
+		"found undefined tag handle",
+	} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func merge(files []string, docs []*Document, diags *Diagnostics) *Fabric {
 	fab := &Fabric{Files: files}
+	if len(docs) == 0 && !diags.HasErrors() && len(files) > 0 {
+		// An empty file must not validate clean: CI would pass a wrong path.
+		diags.Errorf(Loc{File: files[0], Line: 1, Col: 1}, CodeNoInput, "no intent documents found (the file is empty or holds only comments)")
+	}
 	var nameAt, lossAt, secAt, probeAt *Loc
 	setOnce := func(prev **Loc, at Loc, what string) bool {
 		if *prev != nil {

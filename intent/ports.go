@@ -42,20 +42,26 @@ func (p *PortNames) parseScalar(text, _ string) error {
 // Ethernet0, Ethernet4, Ethernet8, Ethernet12. A name without a range is
 // returned as is.
 func ExpandPortRange(spec string) ([]string, error) {
-	step := 1
+	step, hasStep, written := 1, false, spec
 	if base, stepText, ok := strings.Cut(spec, " step "); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(stepText))
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("port range %q: step must be a positive number", spec)
 		}
-		spec, step = strings.TrimSpace(base), n
+		spec, step, hasStep = strings.TrimSpace(base), n, true
 	}
 	if strings.ContainsAny(spec, " \t") {
 		return nil, fmt.Errorf("port name %q contains a space", spec)
 	}
+	single := func() ([]string, error) {
+		if hasStep {
+			return nil, fmt.Errorf("port %q has a step but no range (e.g. Ethernet0-124 step 4)", written)
+		}
+		return []string{spec}, nil
+	}
 	dash := strings.LastIndexByte(spec, '-')
 	if dash < 0 || !isDigits(spec[dash+1:]) {
-		return []string{spec}, nil
+		return single()
 	}
 	// The start number is the digits right before the dash.
 	start := dash
@@ -64,23 +70,32 @@ func ExpandPortRange(spec string) ([]string, error) {
 	}
 	if start == dash {
 		// e.g. "et-0/0/1" has a dash that is part of the name.
-		return []string{spec}, nil
+		return single()
 	}
-	from, _ := strconv.Atoi(spec[start:dash])
-	to, _ := strconv.Atoi(spec[dash+1:])
+	from, errFrom := strconv.Atoi(spec[start:dash])
+	to, errTo := strconv.Atoi(spec[dash+1:])
+	if errFrom != nil || errTo != nil {
+		return nil, fmt.Errorf("port range %q: number out of range", spec)
+	}
 	if to < from {
 		return nil, fmt.Errorf("port range %q ends before it starts", spec)
 	}
-	if (to-from)/step > 4096 {
-		return nil, fmt.Errorf("port range %q is longer than 4096 ports", spec)
+	count := (to-from)/step + 1
+	if count > maxPortRange {
+		return nil, fmt.Errorf("port range %q is longer than %d ports", spec, maxPortRange)
 	}
 	prefix := spec[:start]
-	var out []string
-	for i := from; i <= to; i += step {
-		out = append(out, prefix+strconv.Itoa(i))
+	out := make([]string, 0, count)
+	// Counting, not adding step to the last number, so a huge step cannot
+	// overflow into negative port numbers.
+	for k := 0; k < count; k++ {
+		out = append(out, prefix+strconv.Itoa(from+k*step))
 	}
 	return out, nil
 }
+
+// maxPortRange bounds one range; no switch has more ports.
+const maxPortRange = 4096
 
 func isDigits(s string) bool {
 	if s == "" {
@@ -147,7 +162,13 @@ func validHostname(h string) bool {
 	if len(h) == 0 || len(h) > 253 {
 		return false
 	}
-	for _, label := range strings.Split(h, ".") {
+	labels := strings.Split(h, ".")
+	// A name whose last label is all digits ("192.0.2.300", "10.1.1") is a
+	// mistyped IPv4 address: no top-level domain is numeric.
+	if isDigits(labels[len(labels)-1]) {
+		return false
+	}
+	for _, label := range labels {
 		if label == "" || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
 			return false
 		}

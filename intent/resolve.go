@@ -203,6 +203,22 @@ type Probe struct {
 	QPMin, QPMax    int
 	MaxLossPercent  float64
 	At              Loc
+	// Spec is the probe section as written, nil when it is absent.
+	Spec *ProbeSpec
+}
+
+// FieldAt is where a probe field was written, or the probe section (or the
+// first intent file) when it holds its default.
+func (p Probe) FieldAt(field string) Loc {
+	if p.Spec != nil {
+		return p.Spec.At(field)
+	}
+	l := p.At
+	if l.Field == "" {
+		l.Field = "spec.probe"
+	}
+	l.Field = joinField(l.Field, field)
+	return l
 }
 
 // Switch returns the switch with that name.
@@ -601,6 +617,7 @@ func resolveProbe(s *ProbeSpec, p Policy) Probe {
 		return out
 	}
 	out.At = s.Loc()
+	out.Spec = s
 	if s.Pairs != nil {
 		out.Pairs = *s.Pairs
 	}

@@ -31,7 +31,7 @@ func (b *Bytes) parseScalar(text, _ string) error {
 		return codedf(CodeBadUnit, "%q is not a size: write a number and a unit, e.g. 150KB or 150000B", text)
 	}
 	if unit == "" {
-		return codedf(CodeBadUnit, "size %q has no unit: write 150000B, 150KB (1000) or 146.5KiB (1024)", text)
+		return codedf(CodeBadUnit, "size %q has no unit: write e.g. 150000B, 150KB (KB is 1000 bytes) or 150KiB (KiB is 1024 bytes)", text)
 	}
 	for _, u := range byteUnits {
 		for _, name := range u.names {
