@@ -21,6 +21,9 @@ type Platform struct {
 	// Normalise drops or rewrites what the device generates or defaults, so
 	// a compliant device shows no diff. It may be nil.
 	Normalise func(*Config) *Config
+	// Models are the YANG models (gNMI ModelData names, e.g.
+	// "openconfig-qos") the target must advertise before a gNMI push.
+	Models []string
 }
 
 // CommitStyle names a platform's safe-push mechanism.
