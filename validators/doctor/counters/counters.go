@@ -34,9 +34,9 @@ type Source interface {
 
 // Snapshot is every counter read at one moment.
 type Snapshot struct {
-	Taken  time.Time       `json:"taken"`
-	Values map[Key]uint64  `json:"-"`
-	Errors []string        `json:"errors,omitempty"`
+	Taken  time.Time      `json:"taken"`
+	Values map[Key]uint64 `json:"-"`
+	Errors []string       `json:"errors,omitempty"`
 }
 
 // Sampler reads all its sources into a snapshot.

@@ -73,7 +73,9 @@ var rules = []rule{
 	{regexp.MustCompile(`^hw_counters/(implied_nak_seq_err|duplicate_request|rnr_nak_retry_err|resp_remote_access_errors|req_remote_access_errors|resp_local_length_error|req_cqe_error|resp_cqe_error)$`), KindError, func(m []string) string { return strings.ReplaceAll(m[1], "_", " ") + " (" + m[1] + ")" }},
 	{regexp.MustCompile(`^hw_counters/out_of_buffer$`), KindError, fixed("receive WQE shortage drops (out_of_buffer)")},
 	{regexp.MustCompile(`^hw_counters/rx_icrc_encapsulated$`), KindError, fixed("packets with a bad ICRC (rx_icrc_encapsulated)")},
-	{regexp.MustCompile(`^counters/port_(xmit|rcv)_(data|packets)$`), KindTraffic, func(m []string) string { return "RDMA " + m[2] + " " + map[string]string{"xmit": "sent", "rcv": "received"}[m[1]] }},
+	{regexp.MustCompile(`^counters/port_(xmit|rcv)_(data|packets)$`), KindTraffic, func(m []string) string {
+		return "RDMA " + m[2] + " " + map[string]string{"xmit": "sent", "rcv": "received"}[m[1]]
+	}},
 	{regexp.MustCompile(`^counters/(port_rcv_errors|port_xmit_discards|symbol_error|link_downed|link_error_recovery|port_rcv_remote_physical_errors|local_link_integrity_errors|excessive_buffer_overrun_errors)$`), KindError, func(m []string) string { return strings.ReplaceAll(m[1], "_", " ") + " (" + m[1] + ")" }},
 }
 
