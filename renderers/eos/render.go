@@ -116,31 +116,41 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	mtu := "mtu " + strconv.Itoa(switchMTU(p))
 	for _, port := range sw.Ports {
-		iface := []string{"interface " + port.Name}
-		l3 := iface
+		member := t.Add(nil, "interface "+port.Name)
+		l3 := member
 		if port.LAG != "" {
 			id, err := lagID(sw.Name, port.LAG)
 			if err != nil {
 				return nil, err
 			}
-			t.Add(iface, "channel-group "+id+" mode active")
-			l3 = []string{"interface Port-Channel" + id}
+			addChild(member, "channel-group "+id+" mode active")
+			l3 = t.Add(nil, "interface Port-Channel"+id)
 		}
-		t.Add(l3, mtu)
+		addChild(l3, mtu)
 		switch port.Mode {
 		case "trunk":
-			t.Add(l3, "switchport mode trunk")
-			t.Add(l3, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
+			addChild(l3, "switchport mode trunk")
+			addChild(l3, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
 		case "access":
 			// access is the EOS default mode: it is never printed.
-			t.Add(l3, "switchport access vlan "+strconv.Itoa(p.VLAN))
+			addChild(l3, "switchport access vlan "+strconv.Itoa(p.VLAN))
 		}
-		t.Add(iface, "service-profile "+Profile)
+		addChild(member, "service-profile "+Profile)
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "eos", Shape: devcfg.ShapeTree, Tree: t,
 		Owned: ownedScope(sw), Singletons: singletons(p), Notes: notes,
 	}, nil
+}
+
+// addChild appends a line under n once.
+func addChild(n *devcfg.Node, line string) {
+	for _, c := range n.Children {
+		if c.Line == line {
+			return
+		}
+	}
+	n.Children = append(n.Children, &devcfg.Node{Line: line})
 }
 
 // dscpTC is the traffic class of every DSCP: the intent's RoCE and CNP

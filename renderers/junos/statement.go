@@ -31,10 +31,10 @@ var valueKeywords = map[string]bool{
 func splitStatement(words []string) (string, devcfg.Value) {
 	n := len(words)
 	if n >= 3 && words[n-1] == "no-loss" && words[n-3] == "queue-num" {
-		return strings.Join(words[:n-2], " "), devcfg.String(words[n-2] + " no-loss")
+		return strings.Join(words[:n-2], " "), jsonString(words[n-2] + " no-loss")
 	}
 	if n >= 2 && valueKeywords[words[n-2]] {
-		return strings.Join(words[:n-1], " "), devcfg.String(words[n-1])
+		return strings.Join(words[:n-1], " "), jsonString(words[n-1])
 	}
 	return strings.Join(words, " "), devcfg.Empty
 }
@@ -51,4 +51,15 @@ func statement(path string, v devcfg.Value) string {
 func set(p devcfg.Paths, words ...string) {
 	path, v := splitStatement(words)
 	p[path] = v
+}
+
+// jsonString is devcfg.String without the JSON encoder for the plain words
+// Junos statements consist of; anything else goes through devcfg.String.
+func jsonString(w string) devcfg.Value {
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return devcfg.String(w)
+		}
+	}
+	return devcfg.Value(`"` + w + `"`)
 }

@@ -196,38 +196,47 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 
 	scope := ownedScope(sw)
 	for _, port := range sw.Ports {
-		iface := "interface " + port.Name
-		l3 := iface
+		member := t.Add(nil, "interface "+port.Name)
+		l3 := member
 		if port.LAG != "" {
 			id, err := lagID(sw.Name, port.LAG)
 			if err != nil {
 				return nil, err
 			}
-			t.Add([]string{iface}, "channel-group "+id+" mode active")
-			l3 = "interface port-channel" + id // Tree.Add merges repeats
+			addChild(member, "channel-group "+id+" mode active")
+			l3 = t.Add(nil, "interface port-channel"+id) // repeats merge
 		}
-		{
-			switch port.Mode {
-			case "trunk":
-				t.Add([]string{l3}, "switchport")
-				t.Add([]string{l3}, "switchport mode trunk")
-				t.Add([]string{l3}, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
-			case "access":
-				t.Add([]string{l3}, "switchport")
-				t.Add([]string{l3}, "switchport mode access")
-				t.Add([]string{l3}, "switchport access vlan "+strconv.Itoa(p.VLAN))
-			}
-			t.Add([]string{l3}, "mtu "+strconv.Itoa(mtu))
-			t.Add([]string{l3}, "service-policy type qos input "+PolicyQoS)
+		switch port.Mode {
+		case "trunk":
+			addChild(l3, "switchport")
+			addChild(l3, "switchport mode trunk")
+			addChild(l3, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
+		case "access":
+			addChild(l3, "switchport")
+			addChild(l3, "switchport mode access")
+			addChild(l3, "switchport access vlan "+strconv.Itoa(p.VLAN))
 		}
+		addChild(l3, "mtu "+strconv.Itoa(mtu))
+		addChild(l3, "service-policy type qos input "+PolicyQoS)
 		if pfc {
-			t.Add([]string{iface}, "priority-flow-control mode on")
+			addChild(member, "priority-flow-control mode on")
 		}
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t,
 		Owned: scope, Singletons: singletons(), Notes: notes,
 	}, nil
+}
+
+// addChild appends a line under n once; a port's few lines make the
+// linear check cheaper than Tree.Add's walk from the top.
+func addChild(n *devcfg.Node, line string) {
+	for _, c := range n.Children {
+		if c.Line == line {
+			return
+		}
+	}
+	n.Children = append(n.Children, &devcfg.Node{Line: line})
 }
 
 // queueOrder lists the queues 0..n-1; queue 0 is the default class.
