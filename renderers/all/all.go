@@ -8,6 +8,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/junos"
 	"github.com/rocefab/rocefab/renderers/nxos"
+	"github.com/rocefab/rocefab/renderers/sonic"
 )
 
 // registrations is the one list of platforms.
@@ -16,6 +17,7 @@ var registrations = []func(*renderers.Registry) error{
 	eos.Register,
 	junos.Register,
 	nxos.Register,
+	sonic.Register,
 }
 
 // Renderers returns a registry with every platform.

@@ -44,6 +44,7 @@ var traceExpectations = map[string]traceExpect{
 	"eos":     traceEOS,
 	"junos":   traceJunos,
 	"nxos":    traceNXOS,
+	"sonic":   traceSONiC,
 }
 
 // TestTrace changes one intent field at a time on each platform's switch

@@ -1,0 +1,186 @@
+package sonic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// ErrNotConfigDB marks input that is not config_db JSON.
+var ErrNotConfigDB = errors.New("not config_db JSON")
+
+// Parse reads config_db JSON, as `show runningconfiguration all` prints it
+// and `sonic-cfggen -d --print-data` writes it: {"TABLE": {"key": {"field":
+// "value"}}}. String values stay JSON strings; list fields (e.g.
+// "members") keep their JSON array; an entry without fields is "{}".
+func Parse(raw []byte) (*devcfg.Config, error) {
+	var tables map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&tables); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotConfigDB, err)
+	}
+	if tables == nil {
+		return nil, fmt.Errorf("%w: the document is not an object of tables", ErrNotConfigDB)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("%w: trailing data after the document", ErrNotConfigDB)
+	}
+	out := devcfg.Paths{}
+	for table, body := range tables {
+		if table == "" {
+			return nil, fmt.Errorf("%w: a table has an empty name", ErrNotConfigDB)
+		}
+		var entries map[string]json.RawMessage
+		if err := json.Unmarshal(body, &entries); err != nil || entries == nil {
+			return nil, fmt.Errorf("%w: table %q is not an object of entries", ErrNotConfigDB, table)
+		}
+		for key, ebody := range entries {
+			if key == "" {
+				return nil, fmt.Errorf("%w: table %s has an entry with an empty key", ErrNotConfigDB, table)
+			}
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(ebody, &fields); err != nil || fields == nil {
+				return nil, fmt.Errorf("%w: %s|%s is not an object of fields", ErrNotConfigDB, table, key)
+			}
+			if len(fields) == 0 {
+				out[EntryKey(table, key)] = devcfg.Empty
+				continue
+			}
+			for field, v := range fields {
+				if field == "" {
+					return nil, fmt.Errorf("%w: %s|%s has a field with an empty name", ErrNotConfigDB, table, key)
+				}
+				val, err := canonical(v)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s|%s field %q: %v", ErrNotConfigDB, table, key, field, err)
+				}
+				out[Key(table, key, field)] = val
+			}
+		}
+	}
+	return &devcfg.Config{Platform: Name, Shape: devcfg.ShapePaths, Paths: out}, nil
+}
+
+// canonical re-encodes a JSON value compactly, strings as devcfg.String
+// does, so parsed and rendered values compare byte for byte.
+func canonical(raw json.RawMessage) (devcfg.Value, error) {
+	var s string
+	if len(raw) > 0 && raw[0] == '"' {
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", err
+		}
+		return devcfg.String(s), nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return devcfg.Value(b), nil
+}
+
+// generatedProfile matches the lossless profiles SONiC's buffer manager
+// creates, e.g. pg_lossless_100000_5m_profile.
+var generatedProfile = regexp.MustCompile(`^pg_lossless_[0-9]+_[0-9]+m(_mtu[0-9]+)?(_th-?[0-9]+)?_profile$`)
+
+// wredDefaults are fields SONiC fills into a WRED profile at their default.
+var wredDefaults = map[string]string{
+	"wred_yellow_enable": "false",
+	"wred_red_enable":    "false",
+}
+
+// Normalise drops what SONiC generates or defaults inside rocefab's scope:
+// the dynamic buffer model's generated pg_lossless_* profiles shown in
+// BUFFER_PG where rocefab wrote "NULL" become "NULL" again, the profiles
+// themselves are dropped, WRED default colours are dropped, and priority
+// lists are put in ascending order ("4,3" is "3,4").
+func Normalise(cfg *devcfg.Config) *devcfg.Config {
+	if cfg == nil || cfg.Shape != devcfg.ShapePaths {
+		return cfg
+	}
+	out := cfg.Clone()
+	for p, v := range cfg.Paths {
+		table, key, field, ok := SplitKey(p)
+		if !ok {
+			continue
+		}
+		switch {
+		case table == "BUFFER_PROFILE" && generatedProfile.MatchString(key):
+			delete(out.Paths, p)
+		case table == "BUFFER_PG" && field == "profile" && generatedProfile.MatchString(strings.TrimSuffix(strings.TrimPrefix(v.Text(), "[BUFFER_PROFILE|"), "]")):
+			out.Paths[p] = devcfg.String("NULL")
+		case table == "WRED_PROFILE" && wredDefaults[field] != "" && v.Text() == wredDefaults[field]:
+			delete(out.Paths, p)
+		case table == "PORT_QOS_MAP" && (field == "pfc_enable" || field == "pfcwd_sw_enable"):
+			out.Paths[p] = devcfg.String(sortedList(v.Text()))
+		}
+	}
+	return out
+}
+
+// sortedList orders a comma-separated priority list; anything that is not
+// such a list is returned unchanged.
+func sortedList(s string) string {
+	parts := strings.Split(s, ",")
+	nums := make([]int, 0, len(parts))
+	for _, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return s
+		}
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	return priorityList(slices.Compact(nums))
+}
+
+// Encode writes config_db JSON (4-space indent, sorted keys), the form
+// `config load` and `sonic-cfggen` read.
+func Encode(cfg *devcfg.Config) ([]byte, error) {
+	if cfg == nil || cfg.Shape != devcfg.ShapePaths {
+		return nil, fmt.Errorf("sonic: encode needs a paths config")
+	}
+	doc := map[string]map[string]map[string]json.RawMessage{}
+	for _, p := range cfg.Paths.Keys() {
+		table, key, field, ok := SplitKey(p)
+		if !ok {
+			return nil, fmt.Errorf("sonic: %q is not a /TABLE/key/field path", p)
+		}
+		if doc[table] == nil {
+			doc[table] = map[string]map[string]json.RawMessage{}
+		}
+		if doc[table][key] == nil {
+			doc[table][key] = map[string]json.RawMessage{}
+		}
+		v := cfg.Paths[p]
+		if field == "" {
+			if v != devcfg.Empty {
+				return nil, fmt.Errorf("sonic: entry path %q must hold {}", p)
+			}
+			continue
+		}
+		if !json.Valid([]byte(v)) {
+			return nil, fmt.Errorf("sonic: %s holds invalid JSON %q", p, v)
+		}
+		doc[table][key][field] = json.RawMessage(v)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "    ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
