@@ -4,10 +4,13 @@ package all
 
 import (
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/drivers/gnmi"
 )
 
 // registrations is the one list of transports.
-var registrations = []func(*drivers.Registry) error{}
+var registrations = []func(*drivers.Registry) error{
+	gnmi.Register,
+}
 
 // Drivers returns a registry with every transport.
 func Drivers() *drivers.Registry {

@@ -1,0 +1,546 @@
+package gnmi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
+	gnmiext "github.com/openconfig/gnmi/proto/gnmi_ext"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Transport is the name the driver registers under.
+const Transport = "gnmi"
+
+// Register adds the gNMI transport.
+func Register(r *drivers.Registry) error {
+	return r.Register(Transport, func(ctx context.Context, opt drivers.Options) (drivers.Driver, error) {
+		return Dial(ctx, opt)
+	})
+}
+
+// Driver talks gNMI to one target.
+type Driver struct {
+	opt    drivers.Options
+	log    *zap.Logger
+	conn   *grpc.ClientConn
+	client gnmipb.GNMIClient
+	hs     *handshakeRecorder
+
+	caps      *gnmipb.CapabilityResponse
+	encoding  gnmipb.Encoding
+	commitExt bool
+
+	mu      sync.Mutex
+	pending map[*fallbackPending]struct{}
+}
+
+var _ drivers.Driver = (*Driver)(nil)
+
+// Dial connects, reads the target's capabilities and picks the encoding:
+// JSON_IETF, or JSON when the target does not offer it.
+func Dial(ctx context.Context, opt drivers.Options) (*Driver, error) {
+	opt = opt.WithDefaults()
+	d := &Driver{
+		opt:     opt,
+		log:     opt.Logger.Named("gnmi").With(zap.String("device", opt.Device), zap.String("address", opt.Address)),
+		hs:      &handshakeRecorder{},
+		pending: map[*fallbackPending]struct{}{},
+	}
+	dial, err := dialOptions(opt, d.hs)
+	if err != nil {
+		return nil, d.deviceErr("connect", "", "", err)
+	}
+	d.conn, err = grpc.NewClient(opt.Address, dial...)
+	if err != nil {
+		return nil, d.deviceErr("connect", "", "", fmt.Errorf("%w: %v", drivers.ErrUnreachable, err))
+	}
+	d.client = gnmipb.NewGNMIClient(d.conn)
+	if opt.TLS.Insecure && !opt.TLS.Plaintext {
+		d.log.Warn("TLS certificate verification is off (--insecure)")
+	}
+	err = d.retry(ctx, func(ctx context.Context) error {
+		caps, err := d.client.Capabilities(ctx, &gnmipb.CapabilityRequest{})
+		if err != nil {
+			return d.classify("connect", "Capabilities", err)
+		}
+		d.caps = caps
+		return nil
+	})
+	if err != nil {
+		_ = d.conn.Close()
+		return nil, err
+	}
+	switch {
+	case hasEncoding(d.caps, gnmipb.Encoding_JSON_IETF):
+		d.encoding = gnmipb.Encoding_JSON_IETF
+	case hasEncoding(d.caps, gnmipb.Encoding_JSON):
+		d.encoding = gnmipb.Encoding_JSON
+	default:
+		_ = d.conn.Close()
+		return nil, d.deviceErr("connect", "Capabilities", "", fmt.Errorf("%w: target offers neither JSON_IETF nor JSON encoding (offers %v)", drivers.ErrUnsupported, d.caps.GetSupportedEncodings()))
+	}
+	for _, e := range d.caps.GetExtension() {
+		if e.GetCommit() != nil {
+			d.commitExt = true
+		}
+	}
+	d.log.Debug("connected", zap.String("gnmi_version", d.caps.GetGNMIVersion()),
+		zap.Stringer("encoding", d.encoding), zap.Bool("commit_confirmed", d.commitExt))
+	return d, nil
+}
+
+func hasEncoding(c *gnmipb.CapabilityResponse, e gnmipb.Encoding) bool {
+	for _, x := range c.GetSupportedEncodings() {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+// Capabilities returns what the target reported when the driver connected.
+func (d *Driver) Capabilities() *gnmipb.CapabilityResponse { return d.caps }
+
+// Encoding is the encoding Get and Set use.
+func (d *Driver) Encoding() gnmipb.Encoding { return d.encoding }
+
+// CommitConfirmed reports whether the target advertised the Commit extension.
+func (d *Driver) CommitConfirmed() bool { return d.commitExt }
+
+// Close rolls back any change still waiting for a rocefab-side confirm
+// (it could not be rolled back later) and closes the connection.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	var open []*fallbackPending
+	for p := range d.pending {
+		open = append(open, p)
+	}
+	d.mu.Unlock()
+	var errs []error
+	for _, p := range open {
+		ctx, cancel := context.WithTimeout(context.Background(), d.opt.Timeout)
+		errs = append(errs, p.Rollback(ctx))
+		cancel()
+	}
+	errs = append(errs, d.conn.Close())
+	return errors.Join(errs...)
+}
+
+// retry runs fn with drivers.Retry and a per-attempt timeout.
+func (d *Driver) retry(ctx context.Context, fn func(context.Context) error) error {
+	return drivers.Retry(ctx, d.opt.Retries, d.opt.Backoff, func(ctx context.Context) error {
+		cctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
+		defer cancel()
+		return fn(cctx)
+	})
+}
+
+// --- Fetch ---
+
+// Fetch reads the owned paths per origin with one Get each, flattens the
+// answer to the flat JSON Platform.Parse takes, and returns the running
+// config.
+func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
+	leaves, err := d.read(ctx, "fetch", scopeGetPaths(d.opt.Scope))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := gnmipath.Encode(leaves)
+	if err != nil {
+		return nil, d.deviceErr("fetch", "", "", err)
+	}
+	var cfg *devcfg.Config
+	if d.opt.Platform.Parse != nil {
+		cfg, err = d.opt.Platform.Parse(raw)
+		if err != nil {
+			return nil, d.deviceErr("fetch", "", "", fmt.Errorf("parse running config: %w", err))
+		}
+	} else {
+		cfg = &devcfg.Config{Shape: devcfg.ShapePaths, Paths: leaves}
+	}
+	if cfg.Device == "" {
+		cfg.Device = d.opt.Device
+	}
+	if cfg.Platform == "" {
+		cfg.Platform = d.opt.Platform.Name
+	}
+	return drivers.NewRunning(cfg, d.opt.Platform, d.opt.Scope), nil
+}
+
+// RawFetch returns the flat JSON a Fetch hands to Platform.Parse.
+func (d *Driver) RawFetch(ctx context.Context) ([]byte, error) {
+	leaves, err := d.read(ctx, "fetch", scopeGetPaths(d.opt.Scope))
+	if err != nil {
+		return nil, err
+	}
+	return gnmipath.Encode(leaves)
+}
+
+// scopeGetPaths turns owned paths and prefixes into Get paths, grouped by
+// origin, with paths covered by others dropped. A prefix such as
+// "/WRED_PROFILE/ROCEFAB_" is read from its last whole element.
+func scopeGetPaths(s devcfg.Scope) map[string][]string {
+	var all []string
+	for _, p := range s.Paths {
+		all = append(all, p)
+	}
+	for _, p := range s.PathPrefixes {
+		all = append(all, wholeElems(p))
+	}
+	return groupPaths(all)
+}
+
+func groupPaths(all []string) map[string][]string {
+	canon := map[string]bool{}
+	for _, p := range all {
+		if c, err := gnmipath.Canonical(p); err == nil {
+			canon[c] = true
+		}
+	}
+	keys := make([]string, 0, len(canon))
+	for k := range canon {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := map[string][]string{}
+	for _, p := range keys {
+		covered := false
+		for _, q := range keys {
+			if q != p && gnmipath.Under(p, q) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			o, _ := gnmipath.SplitOrigin(p)
+			o = gnmipath.Origin(o)
+			out[o] = append(out[o], p)
+		}
+	}
+	return out
+}
+
+// wholeElems cuts a string prefix back to its last complete element.
+func wholeElems(prefix string) string {
+	origin, rest := gnmipath.SplitOrigin(prefix)
+	depth := 0
+	cut := 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '\\':
+			i++
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case '/':
+			if depth == 0 {
+				cut = i
+			}
+		}
+	}
+	rest = rest[:cut]
+	if rest == "" {
+		rest = "/"
+	}
+	if origin != "" {
+		return origin + ":" + rest
+	}
+	return rest
+}
+
+// read Gets the paths (one request per origin) and flattens the answer. A
+// path the target does not have is empty, not an error.
+func (d *Driver) read(ctx context.Context, step string, byOrigin map[string][]string) (devcfg.Paths, error) {
+	leaves := devcfg.Paths{}
+	origins := make([]string, 0, len(byOrigin))
+	for o := range byOrigin {
+		origins = append(origins, o)
+	}
+	sort.Strings(origins)
+	for _, origin := range origins {
+		paths := byOrigin[origin]
+		err := d.get(ctx, step, origin, paths, leaves)
+		if isNotFound(err) && len(paths) > 1 {
+			// One missing path fails the whole Get: ask one by one.
+			err = nil
+			for _, p := range paths {
+				if e := d.get(ctx, step, origin, []string{p}, leaves); e != nil && !isNotFound(e) {
+					err = e
+					break
+				}
+			}
+		} else if isNotFound(err) {
+			err = nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return leaves, nil
+}
+
+func isNotFound(err error) bool {
+	var de *drivers.DeviceError
+	return errors.As(err, &de) && errors.Is(de.Err, errNotFound)
+}
+
+var errNotFound = errors.New("path not found")
+
+func (d *Driver) get(ctx context.Context, step, origin string, paths []string, into devcfg.Paths) error {
+	req := &gnmipb.GetRequest{Type: gnmipb.GetRequest_CONFIG, Encoding: d.encoding}
+	if origin != gnmipath.OpenConfig {
+		req.Prefix = &gnmipb.Path{Origin: origin}
+	}
+	for _, p := range paths {
+		pp, err := gnmipath.Parse(p)
+		if err != nil {
+			return d.deviceErr(step, p, "", err)
+		}
+		pp.Origin = ""
+		req.Path = append(req.Path, pp)
+	}
+	var resp *gnmipb.GetResponse
+	err := d.retry(ctx, func(ctx context.Context) error {
+		var err error
+		resp, err = d.client.Get(ctx, req)
+		if status.Code(err) == codes.NotFound {
+			return d.deviceErr(step, strings.Join(paths, ", "), status.Convert(err).Message(), errNotFound)
+		}
+		return d.classify(step, "Get "+strings.Join(paths, ", "), err)
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range resp.GetNotification() {
+		prefix := n.GetPrefix()
+		for _, u := range n.GetUpdate() {
+			full := gnmipath.Join(prefix, u.GetPath())
+			if full.GetOrigin() == "" && origin != gnmipath.OpenConfig {
+				full.Origin = origin // targets do not always echo the origin
+			}
+			if err := flattenTyped(full, u.GetVal(), into); err != nil {
+				return d.deviceErr(step, gnmipath.Format(full), "", fmt.Errorf("%w: %v", drivers.ErrUnsupported, err))
+			}
+		}
+	}
+	return nil
+}
+
+// --- Push ---
+
+// Push sends the patch as ONE SetRequest (gNMI applies it all or
+// nothing). With a confirm window it uses the target's Commit extension
+// when advertised, else snapshots the touched region and starts a timer
+// that restores it unless confirmed.
+func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushOptions) (drivers.Pending, error) {
+	if patch.Empty() {
+		return committed{}, nil
+	}
+	if err := d.checkModels(); err != nil {
+		return nil, err
+	}
+	req, err := d.setRequest(patch)
+	if err != nil {
+		return nil, err
+	}
+	summary := patchSummary(patch)
+	if opt.ConfirmWindow <= 0 {
+		if err := d.set(ctx, req, patch); err != nil {
+			return nil, err
+		}
+		d.log.Info("pushed", zap.String("set", summary))
+		return committed{}, nil
+	}
+	if d.commitExt {
+		id := newCommitID()
+		withExt := cloneSet(req)
+		withExt.Extension = []*gnmiext.Extension{commitExt(id, &gnmiext.Commit_Commit{Commit: &gnmiext.CommitRequest{RollbackDuration: durationpbOf(opt.ConfirmWindow)}})}
+		err := d.set(ctx, withExt, patch)
+		if err == nil {
+			d.log.Info("pushed, pending confirmation on the device", zap.String("set", summary), zap.String("commit", id), zap.Duration("window", opt.ConfirmWindow))
+			return &extPending{d: d, id: id}, nil
+		}
+		if !errors.Is(err, drivers.ErrUnsupported) {
+			return nil, err
+		}
+		d.log.Info("target refused the Commit extension; confirming from rocefab", zap.Error(err))
+	}
+	return d.pushWithFallback(ctx, req, patch, opt.ConfirmWindow)
+}
+
+// checkModels refuses a target that lacks a model the platform needs.
+func (d *Driver) checkModels() error {
+	have := map[string]bool{}
+	for _, m := range d.caps.GetSupportedModels() {
+		have[m.GetName()] = true
+	}
+	var missing []string
+	for _, m := range d.opt.Platform.Models {
+		if !have[m] {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) > 0 {
+		return d.deviceErr("push", "Capabilities", "", fmt.Errorf("%w: target does not advertise model(s) %s", drivers.ErrUnsupported, strings.Join(missing, ", ")))
+	}
+	return nil
+}
+
+// setRequest turns the patch into deletes, replaces (leaf-lists and
+// presence containers, whose whole value is meant) and updates.
+func (d *Driver) setRequest(patch devcfg.Patch) (*gnmipb.SetRequest, error) {
+	req := &gnmipb.SetRequest{}
+	for _, p := range patch.Deletes {
+		pp, err := gnmipath.Parse(p)
+		if err != nil {
+			return nil, d.deviceErr("push", p, "", err)
+		}
+		req.Delete = append(req.Delete, pp)
+	}
+	for _, u := range patch.Updates {
+		pp, err := gnmipath.Parse(u.Path)
+		if err != nil {
+			return nil, d.deviceErr("push", u.Path, "", err)
+		}
+		val, err := d.typed(u.Value)
+		if err != nil {
+			return nil, d.deviceErr("push", u.Path, "", err)
+		}
+		up := &gnmipb.Update{Path: pp, Val: val}
+		v := strings.TrimSpace(string(u.Value))
+		if strings.HasPrefix(v, "[") || strings.HasPrefix(v, "{") {
+			req.Replace = append(req.Replace, up)
+		} else {
+			req.Update = append(req.Update, up)
+		}
+	}
+	return req, nil
+}
+
+func (d *Driver) typed(v devcfg.Value) (*gnmipb.TypedValue, error) {
+	canon, err := gnmipath.CanonicalValue([]byte(v))
+	if err != nil {
+		return nil, fmt.Errorf("value %s is not JSON: %w", v, err)
+	}
+	if d.encoding == gnmipb.Encoding_JSON {
+		return &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonVal{JsonVal: []byte(canon)}}, nil
+	}
+	return &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(canon)}}, nil
+}
+
+// set sends one SetRequest, retrying transient failures; the error names
+// the path the device complained about.
+func (d *Driver) set(ctx context.Context, req *gnmipb.SetRequest, patch devcfg.Patch) error {
+	return d.retry(ctx, func(ctx context.Context) error {
+		_, err := d.client.Set(ctx, req)
+		if err == nil {
+			return nil
+		}
+		return d.classify("push", rejectedLine(status.Convert(err).Message(), patch), err)
+	})
+}
+
+// rejectedLine is the patch path the device's message names, or a summary
+// of the whole SetRequest.
+func rejectedLine(msg string, patch devcfg.Patch) string {
+	best := ""
+	consider := func(p string) {
+		c, err := gnmipath.Canonical(p)
+		if err != nil {
+			c = p
+		}
+		for _, form := range []string{p, c} {
+			if strings.Contains(msg, form) && len(form) > len(best) {
+				best = p
+			}
+		}
+	}
+	for _, u := range patch.Updates {
+		consider(u.Path)
+	}
+	for _, p := range patch.Deletes {
+		consider(p)
+	}
+	if best != "" {
+		return best
+	}
+	return patchSummary(patch)
+}
+
+func patchSummary(p devcfg.Patch) string {
+	first := ""
+	switch {
+	case len(p.Updates) > 0:
+		first = p.Updates[0].Path
+	case len(p.Deletes) > 0:
+		first = p.Deletes[0]
+	}
+	return fmt.Sprintf("SetRequest of %d update(s) and %d delete(s), first %s", len(p.Updates), len(p.Deletes), first)
+}
+
+func cloneSet(r *gnmipb.SetRequest) *gnmipb.SetRequest {
+	return &gnmipb.SetRequest{Prefix: r.GetPrefix(), Delete: r.GetDelete(), Replace: r.GetReplace(), Update: r.GetUpdate()}
+}
+
+func commitExt(id string, action any) *gnmiext.Extension {
+	c := &gnmiext.Commit{Id: id}
+	switch a := action.(type) {
+	case *gnmiext.Commit_Commit:
+		c.Action = a
+	case *gnmiext.Commit_Confirm:
+		c.Action = a
+	case *gnmiext.Commit_Cancel:
+		c.Action = a
+	}
+	return &gnmiext.Extension{Ext: &gnmiext.Extension_Commit{Commit: c}}
+}
+
+// committed is a change already in effect.
+type committed struct{}
+
+func (committed) ID() string                    { return "" }
+func (committed) Confirm(context.Context) error { return nil }
+func (committed) Rollback(context.Context) error {
+	return fmt.Errorf("%w: the change was committed without a confirm window", drivers.ErrUnsupported)
+}
+
+// extPending is a commit the target rolls back by itself unless confirmed.
+type extPending struct {
+	d  *Driver
+	id string
+}
+
+func (p *extPending) ID() string { return p.id }
+
+func (p *extPending) Confirm(ctx context.Context) error {
+	return p.action(ctx, "confirm", &gnmiext.Commit_Confirm{Confirm: &gnmiext.CommitConfirm{}})
+}
+
+func (p *extPending) Rollback(ctx context.Context) error {
+	return p.action(ctx, "rollback", &gnmiext.Commit_Cancel{Cancel: &gnmiext.CommitCancel{}})
+}
+
+func (p *extPending) action(ctx context.Context, step string, a any) error {
+	req := &gnmipb.SetRequest{Extension: []*gnmiext.Extension{commitExt(p.id, a)}}
+	err := p.d.retry(ctx, func(ctx context.Context) error {
+		_, err := p.d.client.Set(ctx, req)
+		return p.d.classify(step, "commit "+p.id, err)
+	})
+	if err == nil {
+		p.d.log.Info("commit "+step+" done", zap.String("commit", p.id))
+	}
+	return err
+}

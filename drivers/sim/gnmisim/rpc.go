@@ -1,0 +1,431 @@
+package gnmisim
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
+	gnmiext "github.com/openconfig/gnmi/proto/gnmi_ext"
+	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// GNMIVersion is what Capabilities reports.
+const GNMIVersion = "0.10.0"
+
+// defaultRollback applies when a commit names no rollback duration.
+const defaultRollback = 10 * time.Minute
+
+// Capabilities lists models, encodings, the gNMI version and, when
+// enabled, the Commit extension.
+func (t *Target) Capabilities(context.Context, *gnmipb.CapabilityRequest) (*gnmipb.CapabilityResponse, error) {
+	resp := &gnmipb.CapabilityResponse{
+		SupportedModels:    t.opt.Models,
+		SupportedEncodings: t.opt.Encodings,
+		GNMIVersion:        GNMIVersion,
+	}
+	if t.opt.CommitConfirmed {
+		resp.Extension = []*gnmiext.Extension{{Ext: &gnmiext.Extension_Commit{Commit: &gnmiext.Commit{}}}}
+	}
+	return resp, nil
+}
+
+// Get serves configuration and, unless the type is CONFIG, counters.
+func (t *Target) Get(ctx context.Context, req *gnmipb.GetRequest) (*gnmipb.GetResponse, error) {
+	enc := req.GetEncoding()
+	if enc != gnmipb.Encoding_JSON && enc != gnmipb.Encoding_JSON_IETF || !supported(t.opt.Encodings, enc) {
+		return nil, status.Errorf(codes.Unimplemented, "encoding %s not supported", enc)
+	}
+	t.mu.Lock()
+	ctr := counterTree(t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now()))
+	var src tree
+	switch req.GetType() {
+	case gnmipb.GetRequest_CONFIG:
+		src = t.tree.clone()
+	case gnmipb.GetRequest_STATE, gnmipb.GetRequest_OPERATIONAL:
+		src = ctr
+	default:
+		src = t.tree.clone()
+		for k, v := range ctr {
+			src[k] = v
+		}
+	}
+	t.mu.Unlock()
+
+	now := time.Now().UnixNano()
+	resp := &gnmipb.GetResponse{}
+	for _, p := range req.GetPath() {
+		full := gnmipath.Join(req.GetPrefix(), p)
+		raw, err := render(src, full, enc == gnmipb.Encoding_JSON_IETF)
+		if err != nil {
+			return nil, err
+		}
+		val := &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}
+		if enc == gnmipb.Encoding_JSON {
+			val = &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonVal{JsonVal: raw}}
+		}
+		resp.Notification = append(resp.Notification, &gnmipb.Notification{
+			Timestamp: now,
+			Prefix:    req.GetPrefix(),
+			Update:    []*gnmipb.Update{{Path: p, Val: val}},
+		})
+	}
+	return resp, nil
+}
+
+// render nests the leaves at or below full into one JSON value.
+func render(src tree, full *gnmipb.Path, ietf bool) ([]byte, error) {
+	base := gnmipath.Elems(full)
+	listGet := len(base) > 0 && len(base[len(base)-1].GetKey()) == 0
+	var leaves []gnmipath.Leaf
+	isList := false
+	for _, k := range sortedStrings(src.under(full)) {
+		lp, err := gnmipath.Parse(k)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "stored path %q: %v", k, err)
+		}
+		rel, ok := gnmipath.Rel(full, lp)
+		if !ok {
+			continue
+		}
+		elems := gnmipath.Elems(lp)
+		if listGet && len(elems[len(base)-1].GetKey()) > 0 {
+			isList = true
+			rel = elems[len(base)-1:]
+		}
+		leaves = append(leaves, gnmipath.Leaf{Elems: rel, Value: src[k]})
+	}
+	if len(leaves) == 0 {
+		return nil, status.Errorf(codes.NotFound, "path %s not found", gnmipath.Format(full))
+	}
+	var qualify func(string) string
+	if ietf {
+		top := ""
+		if len(base) > 0 {
+			top = base[0].GetName()
+		}
+		qualify = qualifier(full.GetOrigin(), top)
+	}
+	if isList {
+		raw, err := gnmipath.Build(leaves, nil)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "%v", err)
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, status.Errorf(codes.Internal, "%v", err)
+		}
+		return m[base[len(base)-1].GetName()], nil
+	}
+	raw, err := gnmipath.Build(leaves, qualify)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "%v", err)
+	}
+	return raw, nil
+}
+
+// Set applies deletes, replaces and updates to a copy of the tree and
+// swaps it in only when every operation succeeded.
+func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetResponse, error) {
+	var commit *gnmiext.Commit
+	for _, e := range req.GetExtension() {
+		if c := e.GetCommit(); c != nil {
+			commit = c
+		}
+	}
+	if commit != nil && !t.opt.CommitConfirmed {
+		return nil, status.Error(codes.Unimplemented, "commit confirmed extension not supported")
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+
+	if commit != nil {
+		switch commit.GetAction().(type) {
+		case *gnmiext.Commit_Confirm, *gnmiext.Commit_Cancel, *gnmiext.Commit_SetRollbackDuration:
+			return t.commitAction(req, commit)
+		}
+		if commit.GetId() == "" {
+			return nil, status.Error(codes.InvalidArgument, "commit extension without id")
+		}
+		if t.pending != nil {
+			return nil, status.Errorf(codes.FailedPrecondition, "commit %q is already pending confirmation", t.pending.id)
+		}
+	}
+
+	next := t.tree.clone()
+	var results []*gnmipb.UpdateResult
+	var written []string
+	prefix := req.GetPrefix()
+	for _, d := range req.GetDelete() {
+		full := gnmipath.Join(prefix, d)
+		if err := t.checkWritable(full); err != nil {
+			return nil, err
+		}
+		next.remove(full)
+		results = append(results, &gnmipb.UpdateResult{Path: d, Op: gnmipb.UpdateResult_DELETE})
+	}
+	apply := func(u *gnmipb.Update, replace bool) error {
+		full := gnmipath.Join(prefix, u.GetPath())
+		if err := t.checkWritable(full); err != nil {
+			return err
+		}
+		raw, err := typedToJSON(u.GetVal())
+		if err != nil {
+			return status.Errorf(codes.InvalidArgument, "%s: %v", gnmipath.Format(full), err)
+		}
+		if replace {
+			next.remove(full)
+		}
+		w, err := next.merge(full, raw)
+		if err != nil {
+			return status.Errorf(codes.InvalidArgument, "%s: %v", gnmipath.Format(full), err)
+		}
+		written = append(written, w...)
+		return nil
+	}
+	for _, u := range req.GetReplace() {
+		if err := apply(u, true); err != nil {
+			return nil, err
+		}
+		results = append(results, &gnmipb.UpdateResult{Path: u.GetPath(), Op: gnmipb.UpdateResult_REPLACE})
+	}
+	for _, u := range req.GetUpdate() {
+		if err := apply(u, false); err != nil {
+			return nil, err
+		}
+		results = append(results, &gnmipb.UpdateResult{Path: u.GetPath(), Op: gnmipb.UpdateResult_UPDATE})
+	}
+	if t.schema != nil {
+		for _, w := range written {
+			if err := t.schema.validate(w, next[w]); err != nil {
+				return nil, status.Errorf(codes.InvalidArgument, "%s: %v", w, err)
+			}
+		}
+	}
+	if t.faults.DropSets > 0 {
+		t.faults.DropSets--
+		if p, ok := peer.FromContext(ctx); ok {
+			t.lis.drop(p.Addr.String())
+		}
+		t.log.Info("fault: connection dropped mid-Set")
+		return nil, status.Error(codes.Unavailable, "connection dropped")
+	}
+	t.afterSet(next)
+
+	if commit != nil {
+		d := commit.GetCommit().GetRollbackDuration().AsDuration()
+		if d <= 0 {
+			d = defaultRollback
+		}
+		id := commit.GetId()
+		t.pending = &pendingCommit{id: id, snapshot: t.tree}
+		t.pending.timer = time.AfterFunc(d, func() { t.expire(id) })
+		t.log.Info("commit pending confirmation", zap.String("id", id), zap.Duration("rollback", d))
+	}
+	t.tree = next
+	t.sets++
+	return &gnmipb.SetResponse{Prefix: prefix, Response: results, Timestamp: time.Now().UnixNano()}, nil
+}
+
+// checkWritable refuses read-only places and injected rejections.
+func (t *Target) checkWritable(full *gnmipb.Path) error {
+	s := gnmipath.Format(full)
+	if full.GetOrigin() == OriginSONiCCounters {
+		return status.Errorf(codes.InvalidArgument, "%s: counters are read-only", s)
+	}
+	if gnmipath.IsOpenConfig(full.GetOrigin()) {
+		for _, e := range gnmipath.Elems(full) {
+			if e.GetName() == "state" {
+				return status.Errorf(codes.InvalidArgument, "%s: state is read-only", s)
+			}
+		}
+	}
+	if rp := t.faults.RejectPath; rp != "" {
+		canon, err := gnmipath.Canonical(rp)
+		if err == nil && (gnmipath.Under(s, canon) || gnmipath.Under(canon, s)) {
+			msg := t.faults.RejectMessage
+			if msg == "" {
+				msg = "rejected by target"
+			}
+			return status.Errorf(codes.InvalidArgument, "%s: %s", s, msg)
+		}
+	}
+	return nil
+}
+
+func (t *Target) commitAction(req *gnmipb.SetRequest, c *gnmiext.Commit) (*gnmipb.SetResponse, error) {
+	if len(req.GetDelete())+len(req.GetReplace())+len(req.GetUpdate()) > 0 {
+		return nil, status.Error(codes.InvalidArgument, "confirm, cancel and set-rollback-duration carry no changes")
+	}
+	if t.pending == nil || t.pending.id != c.GetId() {
+		return nil, status.Errorf(codes.NotFound, "no pending commit %q", c.GetId())
+	}
+	switch a := c.GetAction().(type) {
+	case *gnmiext.Commit_Confirm:
+		t.pending.timer.Stop()
+		t.pending = nil
+		t.log.Info("commit confirmed", zap.String("id", c.GetId()))
+	case *gnmiext.Commit_Cancel:
+		t.pending.timer.Stop()
+		t.tree = t.pending.snapshot
+		t.pending = nil
+		t.log.Info("commit cancelled, rolled back", zap.String("id", c.GetId()))
+	case *gnmiext.Commit_SetRollbackDuration:
+		d := a.SetRollbackDuration.GetRollbackDuration().AsDuration()
+		if d <= 0 {
+			return nil, status.Error(codes.InvalidArgument, "rollback duration must be positive")
+		}
+		t.pending.timer.Reset(d)
+	}
+	t.sets++
+	return &gnmipb.SetResponse{Timestamp: time.Now().UnixNano()}, nil
+}
+
+// expire rolls a still-pending commit back when its window passes.
+func (t *Target) expire(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending == nil || t.pending.id != id {
+		return
+	}
+	t.tree = t.pending.snapshot
+	t.pending = nil
+	t.log.Info("commit not confirmed in time, rolled back", zap.String("id", id))
+}
+
+// Subscribe serves ONCE, POLL and STREAM (SAMPLE; ON_CHANGE and
+// TARGET_DEFINED are sampled too) over configuration and counters.
+func (t *Target) Subscribe(stream gnmipb.GNMI_SubscribeServer) error {
+	req, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	list := req.GetSubscribe()
+	if list == nil {
+		return status.Error(codes.InvalidArgument, "first SubscribeRequest must carry a subscription list")
+	}
+	var sendMu sync.Mutex
+	send := func(r *gnmipb.SubscribeResponse) error {
+		sendMu.Lock()
+		defer sendMu.Unlock()
+		return stream.Send(r)
+	}
+	sample := func(subs []*gnmipb.Subscription) error {
+		for _, s := range subs {
+			n, err := t.sampleNotification(gnmipath.Join(list.GetPrefix(), s.GetPath()))
+			if err != nil {
+				return err
+			}
+			if len(n.GetUpdate()) == 0 {
+				continue
+			}
+			if err := send(&gnmipb.SubscribeResponse{Response: &gnmipb.SubscribeResponse_Update{Update: n}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	syncDone := func() error {
+		return send(&gnmipb.SubscribeResponse{Response: &gnmipb.SubscribeResponse_SyncResponse{SyncResponse: true}})
+	}
+	if err := sample(list.GetSubscription()); err != nil {
+		return err
+	}
+	if err := syncDone(); err != nil {
+		return err
+	}
+	switch list.GetMode() {
+	case gnmipb.SubscriptionList_ONCE:
+		return nil
+	case gnmipb.SubscriptionList_POLL:
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				return nil
+			}
+			if r.GetPoll() == nil {
+				return status.Error(codes.InvalidArgument, "expected a Poll request")
+			}
+			if err := sample(list.GetSubscription()); err != nil {
+				return err
+			}
+			if err := syncDone(); err != nil {
+				return err
+			}
+		}
+	}
+	ctx := stream.Context()
+	errc := make(chan error, len(list.GetSubscription()))
+	for _, s := range list.GetSubscription() {
+		interval := time.Duration(s.GetSampleInterval())
+		if interval <= 0 {
+			interval = time.Second
+		}
+		go func(s *gnmipb.Subscription) {
+			tick := time.NewTicker(interval)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					errc <- nil
+					return
+				case <-tick.C:
+					if err := sample([]*gnmipb.Subscription{s}); err != nil {
+						errc <- err
+						return
+					}
+				}
+			}
+		}(s)
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+// sampleNotification is every leaf at or below p, counters as uint_val and
+// configuration as JSON_IETF scalars.
+func (t *Target) sampleNotification(p *gnmipb.Path) (*gnmipb.Notification, error) {
+	t.mu.Lock()
+	now := time.Now()
+	cfg := t.tree.under(p)
+	ctr := t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, now)
+	t.mu.Unlock()
+	base := gnmipath.Format(p)
+	n := &gnmipb.Notification{Timestamp: now.UnixNano()}
+	add := func(path string, v *gnmipb.TypedValue) error {
+		pp, err := gnmipath.Parse(path)
+		if err != nil {
+			return status.Errorf(codes.Internal, "stored path %q: %v", path, err)
+		}
+		n.Update = append(n.Update, &gnmipb.Update{Path: pp, Val: v})
+		return nil
+	}
+	for _, k := range sortedStrings(cfg) {
+		if err := add(k, &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(cfg[k])}}); err != nil {
+			return nil, err
+		}
+	}
+	keys := make(map[string]devcfg.Value, len(ctr))
+	for k := range ctr {
+		if gnmipath.Under(k, base) {
+			keys[k] = ""
+		}
+	}
+	for _, k := range sortedStrings(keys) {
+		if err := add(k, &gnmipb.TypedValue{Value: &gnmipb.TypedValue_UintVal{UintVal: ctr[k]}}); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,448 @@
+package gnmisim
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+	"time"
+
+	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Personality selects how the target behaves.
+type Personality string
+
+const (
+	// OpenConfig is a plain OpenConfig target with an opaque "cli" origin.
+	OpenConfig Personality = "openconfig"
+	// SONiC adds origin "sonic-db" (config_db) with SONiC's generated
+	// buffer profiles and WRED defaults.
+	SONiC Personality = "sonic"
+)
+
+// Options configure a simulated target. Zero values are sensible except
+// for authentication, which must be chosen: Username/Password, or NoAuth.
+type Options struct {
+	Name        string // device name used in messages; default "gnmisim"
+	Personality Personality
+	// Ports that have counters; default Ethernet1-4 (OpenConfig) or
+	// Ethernet0,4,8,12 (SONiC).
+	Ports []string
+
+	Username string
+	Password string
+	// NoAuth accepts every request without credentials: a test-only mode
+	// for third-party clients that would otherwise prompt for a password.
+	NoAuth bool
+
+	// Plaintext serves without TLS (tests only). Otherwise the target
+	// serves TLS with a freshly generated CA (see CAPEM).
+	Plaintext bool
+	// RequireClientCert turns on mutual TLS (see ClientCertPEM).
+	RequireClientCert bool
+
+	// CommitConfirmed advertises and honours the gnmi_ext Commit extension.
+	CommitConfirmed bool
+	// KeepNullPG stops the SONiC personality from pointing BUFFER_PG
+	// entries written as "NULL" at its generated profile.
+	KeepNullPG bool
+	// Models advertised in Capabilities; default per personality.
+	Models []*gnmipb.ModelData
+	// Encodings offered; default JSON_IETF and JSON.
+	Encodings []gnmipb.Encoding
+
+	// YANGDir, when set, validates OpenConfig Set updates against the YANG
+	// modules there (goyang). Start fails if the folder is absent.
+	YANGDir string
+
+	Counters CounterOptions
+	Logger   *zap.Logger
+}
+
+// Faults are injected failures; the zero value injects none.
+type Faults struct {
+	// RejectPath makes a Set touching this path (at, above or below it)
+	// fail with InvalidArgument and RejectMessage.
+	RejectPath    string
+	RejectMessage string
+	// DropSets closes the client connection in the middle of the next n
+	// Sets, leaving the tree unchanged.
+	DropSets int
+	// Delay answers every RPC this much later.
+	Delay time.Duration
+	// RefuseAuth fails every RPC with Unauthenticated.
+	RefuseAuth bool
+}
+
+// Target is a running simulated gNMI target.
+type Target struct {
+	gnmipb.UnimplementedGNMIServer
+
+	opt    Options
+	pki    *PKI
+	lis    *trackingListener
+	srv    *grpc.Server
+	log    *zap.Logger
+	schema *schema
+
+	mu       sync.Mutex
+	tree     tree
+	faults   Faults
+	pending  *pendingCommit
+	counters counters
+	sets     int
+}
+
+type pendingCommit struct {
+	id       string
+	snapshot tree
+	timer    *time.Timer
+}
+
+// Start listens on 127.0.0.1:0 and serves until Stop.
+func Start(opt Options) (*Target, error) {
+	if opt.Name == "" {
+		opt.Name = "gnmisim"
+	}
+	if opt.Personality == "" {
+		opt.Personality = OpenConfig
+	}
+	if !opt.NoAuth && (opt.Username == "" || opt.Password == "") {
+		return nil, errors.New("gnmisim: set Username and Password, or NoAuth for a test-only target")
+	}
+	if len(opt.Ports) == 0 {
+		if opt.Personality == SONiC {
+			opt.Ports = []string{"Ethernet0", "Ethernet4", "Ethernet8", "Ethernet12"}
+		} else {
+			opt.Ports = []string{"Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4"}
+		}
+	}
+	if len(opt.Counters.Priorities) == 0 {
+		opt.Counters.Priorities = []int{3}
+	}
+	if len(opt.Encodings) == 0 {
+		opt.Encodings = []gnmipb.Encoding{gnmipb.Encoding_JSON_IETF, gnmipb.Encoding_JSON}
+	}
+	if opt.Models == nil {
+		opt.Models = defaultModels(opt.Personality)
+	}
+	if opt.Logger == nil {
+		opt.Logger = zap.NewNop()
+	}
+	t := &Target{
+		opt:      opt,
+		log:      opt.Logger.Named("gnmisim").With(zap.String("device", opt.Name)),
+		tree:     tree{},
+		counters: counters{opt: opt.Counters, start: time.Now(), base: map[counterKey]uint64{}},
+	}
+	if opt.YANGDir != "" {
+		s, err := loadSchema(opt.YANGDir)
+		if err != nil {
+			return nil, fmt.Errorf("gnmisim: YANG validation: %w", err)
+		}
+		t.schema = s
+	}
+	var serverOpts []grpc.ServerOption
+	if !opt.Plaintext {
+		pki, err := NewPKI(opt.Name)
+		if err != nil {
+			return nil, fmt.Errorf("gnmisim: certificates: %w", err)
+		}
+		cfg, err := pki.ServerConfig(opt.RequireClientCert)
+		if err != nil {
+			return nil, err
+		}
+		t.pki = pki
+		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(cfg)))
+	}
+	serverOpts = append(serverOpts,
+		grpc.ChainUnaryInterceptor(t.unaryGate),
+		grpc.ChainStreamInterceptor(t.streamGate))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	t.lis = &trackingListener{Listener: l, conns: map[string]net.Conn{}}
+	t.srv = grpc.NewServer(serverOpts...)
+	gnmipb.RegisterGNMIServer(t.srv, t)
+	go func() { _ = t.srv.Serve(t.lis) }()
+	return t, nil
+}
+
+func defaultModels(p Personality) []*gnmipb.ModelData {
+	models := []*gnmipb.ModelData{
+		{Name: "openconfig-interfaces", Organization: "OpenConfig working group", Version: "3.8.1"},
+		{Name: "openconfig-if-ethernet", Organization: "OpenConfig working group", Version: "2.18.0"},
+		{Name: "openconfig-vlan", Organization: "OpenConfig working group", Version: "3.2.2"},
+		{Name: "openconfig-qos", Organization: "OpenConfig working group", Version: "2.2.0"},
+	}
+	if p == SONiC {
+		models = append(models, &gnmipb.ModelData{Name: "sonic-db", Organization: "SONiC", Version: "202405"})
+	}
+	return models
+}
+
+// Addr is host:port to dial.
+func (t *Target) Addr() string { return t.lis.Addr().String() }
+
+// Name is the device name.
+func (t *Target) Name() string { return t.opt.Name }
+
+// CAPEM is the CA certificate that signed the target's certificate (nil
+// in plaintext mode).
+func (t *Target) CAPEM() []byte {
+	if t.pki == nil {
+		return nil
+	}
+	return t.pki.CAPEM
+}
+
+// PKI returns the generated certificates (nil in plaintext mode), for
+// mutual-TLS clients.
+func (t *Target) PKI() *PKI { return t.pki }
+
+// Stop ends the server and any pending commit timer.
+func (t *Target) Stop() {
+	t.mu.Lock()
+	if t.pending != nil {
+		t.pending.timer.Stop()
+	}
+	t.mu.Unlock()
+	t.srv.Stop()
+}
+
+// Tree is the whole configuration as sorted "path = value" lines, for
+// byte-identical before/after comparisons. Counters are not included.
+func (t *Target) Tree() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.tree.text()
+}
+
+// Leaves returns a copy of the configuration leaves.
+func (t *Target) Leaves() devcfg.Paths {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return devcfg.Paths(t.tree.clone())
+}
+
+// HandChange writes one value as an operator would by hand (drift
+// tests); an empty value deletes the path and everything below it.
+func (t *Target) HandChange(path string, value devcfg.Value) error {
+	p, err := gnmipath.Parse(path)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next := t.tree.clone()
+	if value == "" {
+		next.remove(p)
+	} else if _, err := next.merge(p, []byte(value)); err != nil {
+		return err
+	}
+	t.afterSet(next)
+	t.tree = next
+	return nil
+}
+
+// Load replaces the whole configuration (initial state for tests).
+func (t *Target) Load(leaves devcfg.Paths) error {
+	next := tree{}
+	for p, v := range leaves {
+		pp, err := gnmipath.Parse(p)
+		if err != nil {
+			return err
+		}
+		if _, err := next.merge(pp, []byte(v)); err != nil {
+			return err
+		}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.afterSet(next)
+	t.tree = next
+	return nil
+}
+
+// SetFaults replaces the injected faults.
+func (t *Target) SetFaults(f Faults) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.faults = f
+}
+
+// Jump adds n to a counter of a port and priority ("pause frames rose by
+// 1,204 during the probe").
+func (t *Target) Jump(port string, prio int, c Counter, n uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counters.base[counterKey{port, prio, c}] += n
+}
+
+// Counters returns every counter leaf → value, as Get would serve them.
+func (t *Target) Counters() map[string]uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now())
+}
+
+// PendingCommit returns the id of an unconfirmed commit, if any.
+func (t *Target) PendingCommit() (string, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending == nil {
+		return "", false
+	}
+	return t.pending.id, true
+}
+
+// SetCount is how many Set RPCs changed the tree (commits and confirms
+// included), for tests that check one push is one Set.
+func (t *Target) SetCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sets
+}
+
+func (t *Target) afterSet(next tree) {
+	if t.opt.Personality == SONiC {
+		sonicAfterSet(next, !t.opt.KeepNullPG)
+	}
+}
+
+// --- authentication, delays and dropped connections ---
+
+func (t *Target) gate(ctx context.Context) error {
+	t.mu.Lock()
+	f := t.faults
+	t.mu.Unlock()
+	if f.Delay > 0 {
+		select {
+		case <-time.After(f.Delay):
+		case <-ctx.Done():
+			return status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	if f.RefuseAuth {
+		return status.Error(codes.Unauthenticated, "authentication failed")
+	}
+	if t.opt.NoAuth {
+		return nil
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	user, pass := first(md, "username"), first(md, "password")
+	okUser := subtle.ConstantTimeCompare([]byte(user), []byte(t.opt.Username)) == 1
+	okPass := subtle.ConstantTimeCompare([]byte(pass), []byte(t.opt.Password)) == 1
+	if !okUser || !okPass {
+		t.log.Info("authentication failed", zap.String("user", user))
+		return status.Error(codes.Unauthenticated, "authentication failed: bad username or password")
+	}
+	return nil
+}
+
+func first(md metadata.MD, k string) string {
+	if v := md.Get(k); len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+func (t *Target) unaryGate(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	if err := t.gate(ctx); err != nil {
+		return nil, err
+	}
+	return h(ctx, req)
+}
+
+func (t *Target) streamGate(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	if err := t.gate(ss.Context()); err != nil {
+		return err
+	}
+	return h(srv, ss)
+}
+
+// trackingListener remembers connections by remote address so a fault can
+// cut the one a Set arrived on.
+type trackingListener struct {
+	net.Listener
+	mu    sync.Mutex
+	conns map[string]net.Conn
+}
+
+func (l *trackingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.conns[c.RemoteAddr().String()] = c
+	l.mu.Unlock()
+	return c, nil
+}
+
+func (l *trackingListener) drop(remote string) bool {
+	l.mu.Lock()
+	c := l.conns[remote]
+	delete(l.conns, remote)
+	l.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	_ = c.Close()
+	return true
+}
+
+// --- helpers shared by the RPCs ---
+
+func supported(list []gnmipb.Encoding, e gnmipb.Encoding) bool {
+	for _, x := range list {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+// qualifier adds RFC 7951 module names to first-level members in
+// JSON_IETF answers, as real targets do.
+func qualifier(origin string, top string) func(string) string {
+	if !gnmipath.IsOpenConfig(origin) {
+		return nil
+	}
+	return func(member string) string {
+		name := member
+		if top != "" {
+			name = top
+		}
+		switch name {
+		case "interfaces":
+			return "openconfig-interfaces:" + member
+		case "qos":
+			return "openconfig-qos:" + member
+		}
+		return member
+	}
+}
+
+func sortedStrings(m map[string]devcfg.Value) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
