@@ -1,0 +1,160 @@
+package nxos
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// deviceText dresses rendered text the way NX-OS shows it: headers,
+// `version`/`hostname`, a VLAN summary line, `no shutdown` and foreign
+// lines under interfaces, no `switchport` line (switches whose ports
+// default to layer 2), and other configuration around rocefab's.
+func deviceText(t *testing.T, cfg *devcfg.Config) string {
+	t.Helper()
+	raw, err := Encode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("!Command: show running-config\n!Running configuration last done at: Mon Nov 30 10:00:00 2026\n!Time: Mon Nov 30 10:05:00 2026\n\n")
+	b.WriteString("version 10.3(4a) Bios:version 05.47\nhostname leaf-nxos\n\nfeature lldp\n\n")
+	b.WriteString("vlan 1,100,1000\nvlan 100\n  name RDMA\n\n")
+	for _, line := range strings.Split(strings.TrimRight(string(raw), "\n"), "\n") {
+		switch {
+		case line == "vlan 100", line == "  switchport":
+			continue
+		case strings.HasPrefix(line, "interface "):
+			b.WriteString("\n" + line + "\n  description gpu link\n  no shutdown\n")
+			continue
+		}
+		b.WriteString(line + "\n")
+	}
+	b.WriteString("\ninterface Ethernet1/33\n  switchport mode trunk\n  switchport trunk allowed vlan 1000\n  mtu 1500\n  no shutdown\n")
+	b.WriteString("\ninterface mgmt0\n  vrf member management\n  ip address 192.0.2.11/24\n")
+	return b.String()
+}
+
+func running(t *testing.T, desired *devcfg.Config, text string) *drivers.Running {
+	t.Helper()
+	parsed, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	pf := devcfg.Platform{Normalise: Normalise}
+	return drivers.NewRunning(parsed, pf, desired.Owned)
+}
+
+func TestCompliantDeviceShowsNoDiff(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	run := running(t, desired, deviceText(t, desired))
+	if changes := compliance.Diff(desired, run.Owned, syntax, nil); len(changes) != 0 {
+		t.Fatalf("a compliant device shows %d changes, first %+v", len(changes), changes[0])
+	}
+	if c := devcfg.Conflicts(run.Config, desired.Singletons); len(c) != 0 {
+		t.Fatalf("conflicts on a compliant device: %v", c)
+	}
+}
+
+func TestRealChangesShow(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(string) string
+		action devcfg.Action
+		where  string // regexp over the change's location
+	}{
+		{"ECN threshold", func(s string) string {
+			return strings.Replace(s, "minimum-threshold 150 kbytes", "minimum-threshold 200 kbytes", 1)
+		}, devcfg.Modify, `c-out-8q-q3 > random-detect `},
+		{"PFC off on one port", func(s string) string {
+			return strings.Replace(s, "interface Ethernet1/5\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 9216\n  service-policy type qos input ROCEFAB_QOS\n  priority-flow-control mode on\n",
+				"interface Ethernet1/5\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 9216\n  service-policy type qos input ROCEFAB_QOS\n", 1)
+		}, devcfg.Add, `^interface Ethernet1/5 > priority-flow-control mode on$`},
+		{"extra VLAN on a RoCE trunk", func(s string) string {
+			return strings.Replace(s, "interface Ethernet1/7\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n",
+				"interface Ethernet1/7\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100,200\n", 1)
+		}, devcfg.Modify, `^interface Ethernet1/7 > switchport trunk allowed vlan $`},
+		{"MTU on one port", func(s string) string {
+			return strings.Replace(s, "interface Ethernet1/2\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 9216\n",
+				"interface Ethernet1/2\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 1500\n", 1)
+		}, devcfg.Modify, `^interface Ethernet1/2 > mtu $`},
+		{"lossless VLAN deleted", func(s string) string {
+			return strings.Replace(strings.Replace(s, "vlan 1,100,1000\n", "vlan 1,1000\n", 1), "vlan 100\n  name RDMA\n", "", 1)
+		}, devcfg.Add, `^vlan 100$`},
+		{"stray line in a ROCEFAB class", func(s string) string {
+			return strings.Replace(s, "  match dscp 26\n", "  match dscp 26\n  match dscp 10\n", 1)
+		}, devcfg.Remove, `^class-map type qos match-any ROCEFAB_ROCE > match dscp 10$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := render(t, basicSwitch(t))
+			text := deviceText(t, desired)
+			edited := tc.edit(text)
+			if edited == text {
+				t.Fatal("the edit did not apply to the device text")
+			}
+			changes := compliance.Diff(desired, running(t, desired, edited).Owned, syntax, nil)
+			if len(changes) != 1 {
+				t.Fatalf("want exactly one change, got %d: %+v", len(changes), changes)
+			}
+			c := changes[0]
+			if c.Action != tc.action || !regexp.MustCompile(tc.where).MatchString(c.Where()) {
+				t.Fatalf("change = %s %q, want %s matching %q", c.Action, c.Where(), tc.action, tc.where)
+			}
+		})
+	}
+}
+
+func TestForeignSystemQoSIsAConflict(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	text := strings.Replace(deviceText(t, desired), "  service-policy type network-qos ROCEFAB_NQ\n", "  service-policy type network-qos STORAGE_NQ\n", 1)
+	run := running(t, desired, text)
+	c := devcfg.Conflicts(run.Config, desired.Singletons)
+	if len(c) != 1 || c[0].Held != "service-policy type network-qos STORAGE_NQ" {
+		t.Fatalf("conflicts = %v", c)
+	}
+}
+
+func TestParseExpandsVLANLists(t *testing.T) {
+	cfg, err := Parse([]byte("vlan 1,10-12\nvlan 11\n  name storage\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "vlan 1\nvlan 10\nvlan 11\n  name storage\nvlan 12\n"
+	if got := cfg.Tree.Text(2); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// FuzzParse: Parse never panics, and what it parses prints and parses
+// back to the same tree (Normalise must not panic either).
+func FuzzParse(f *testing.F) {
+	goldens, _ := filepath.Glob("testdata/*/*.cfg")
+	for _, g := range goldens {
+		if b, err := os.ReadFile(g); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("!Command: show running-config\nversion 10.3\nvlan 1,100-102\ninterface Ethernet1/1\n  switchport mode trunk\n  no shutdown\n"))
+	f.Add([]byte("  indented first\n"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		cfg, err := Parse(raw)
+		if err != nil {
+			return
+		}
+		_ = Normalise(cfg)
+		text := cfg.Tree.Text(2)
+		again, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatalf("re-parse of printed tree: %v\n%s", err, text)
+		}
+		if got := again.Tree.Text(2); got != text {
+			t.Fatalf("print → parse is not stable:\n%q\n%q", text, got)
+		}
+	})
+}
