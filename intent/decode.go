@@ -134,6 +134,17 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 			return
 		}
+		if elem := v.Type().Elem(); isScalarType(elem) {
+			// A value that does not decode stays unset, so the default
+			// applies and lint does not report the zero value as well.
+			before := len(*d.diags)
+			nv := reflect.New(elem)
+			d.decode(n, nv.Elem(), field)
+			if len(*d.diags) == before {
+				v.Set(nv)
+			}
+			return
+		}
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
@@ -148,11 +159,16 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 			d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a list, got %s", kindName(n))
 			return
 		}
+		before := len(*d.diags)
 		out := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, item := range n.Content {
 			d.decode(item, out.Index(i), fmt.Sprintf("%s[%d]", field, i))
 		}
-		v.Set(out)
+		// A list of numbers with a bad item stays unset, like a bad scalar;
+		// lists of objects keep their good items.
+		if len(*d.diags) == before || !isScalarType(v.Type().Elem()) {
+			v.Set(out)
+		}
 	case reflect.Map:
 		d.decodeMap(n, v, field)
 	case reflect.String:
@@ -193,6 +209,21 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 		panic("intent: unsupported schema kind " + v.Kind().String())
 	}
 }
+
+// isScalarType reports whether values of t are written as one YAML scalar:
+// plain kinds, and schema types that parse their own text (Bytes, Address).
+func isScalarType(t reflect.Type) bool {
+	if reflect.PointerTo(t).Implements(scalarType) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Slice, reflect.Map, reflect.Pointer:
+		return false
+	}
+	return true
+}
+
+var scalarType = reflect.TypeOf((*scalar)(nil)).Elem()
 
 // acceptsSequence lets list-valued scalars (port names) take a YAML list.
 func acceptsSequence(v reflect.Value) bool {

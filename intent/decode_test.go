@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -397,5 +398,41 @@ func TestDiagnosticsSortCountErr(t *testing.T) {
 	}
 	if warnOnly := (Diagnostics{{Severity: SeverityWarning}}); warnOnly.Err() != nil || warnOnly.HasErrors() {
 		t.Error("warnings alone are not an error")
+	}
+}
+
+// TestBadValuesStayUnset: a value that does not decode is left unset, so
+// resolution applies the default instead of a zero, and nothing downstream
+// reports the zero again.
+func TestBadValuesStayUnset(t *testing.T) {
+	fab, diags := LoadBytes("f.yaml", withHeader(
+		"  lossless:",
+		"    vlan: 100",
+		"    roceDscp: [26, x]",
+		"    ecn: {markProbability: 100%, maxThreshold: 1.5Mb, minThreshold: 100KB}",
+		"  switches:",
+		"    - {name: s1, address: 192.0.2.300, ports: [{names: swp1}]}",
+		"  links:",
+		"    - {a: s1, b: s1:swp1}",
+	))
+	if len(diags) != 5 {
+		t.Fatalf("want 5 loader diagnostics, got %v", diagStrings(diags))
+	}
+	l := fab.Lossless
+	if l.RoCEDSCP != nil || l.ECN.MarkProbability != nil || l.ECN.MaxThreshold != nil || fab.Switches[0].Address != nil {
+		t.Errorf("bad values were set: dscp %v, mark %v, max %v, address %v", l.RoCEDSCP, l.ECN.MarkProbability, l.ECN.MaxThreshold, fab.Switches[0].Address)
+	}
+	if *l.VLAN != 100 || l.ECN.MinThreshold.N != 100000 {
+		t.Error("good values beside bad ones were lost")
+	}
+	r, rdiags := Resolve(fab)
+	if len(rdiags) != 0 || len(r.Links) != 0 {
+		t.Errorf("a link end that did not parse is reported again: %v", diagStrings(rdiags))
+	}
+	if p := r.Policy; !slices.Equal(p.RoCEDSCP, []int{26}) || p.MarkProbability != 100 || p.ECNMax != 1500000 {
+		t.Errorf("defaults did not apply: %+v", p)
+	}
+	if !fab.Switches[0].Has("address") {
+		t.Error("a written but invalid address must still count as written")
 	}
 }

@@ -564,6 +564,9 @@ func (r *Resolved) resolveHost(h *HostSpec, diags *Diagnostics) *Host {
 }
 
 func (r *Resolved) resolveLink(l *LinkSpec, diags *Diagnostics) {
+	if l.A.Device == "" || l.B.Device == "" {
+		return // an end that did not parse was reported by the loader
+	}
 	link := Link{A: l.A, B: l.B, At: l.Loc()}
 	ok := true
 	kind := func(e Endpoint, field string) string {

@@ -33,6 +33,11 @@ func (b *Bytes) parseScalar(text, _ string) error {
 	if unit == "" {
 		return codedf(CodeBadUnit, "size %q has no unit: write e.g. 150000B, 150KB (KB is 1000 bytes) or 150KiB (KiB is 1024 bytes)", text)
 	}
+	switch unit {
+	case "b", "kb", "Kb", "mb", "Mb", "gb", "Gb":
+		// A lowercase b is bits, as in link rates: eight times off.
+		return codedf(CodeBadUnit, "unit %q is bits; sizes are in bytes: write %sB", unit, strings.TrimSuffix(unit, "b"))
+	}
 	for _, u := range byteUnits {
 		for _, name := range u.names {
 			if strings.EqualFold(unit, name) {

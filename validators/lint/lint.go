@@ -40,7 +40,7 @@ func finish(reg *renderers.Registry, fab *intent.Fabric, diags intent.Diagnostic
 
 // Check runs every lint rule.
 func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
-	c := &checker{r: r, reg: reg, seen: map[string]bool{}}
+	c := &checker{r: r, reg: reg, seen: map[string]bool{}, shared: map[sharedKey]*sharedFinding{}}
 	c.policy(r.Policy, "")
 	for _, sw := range r.Switches {
 		c.policy(sw.Policy, sw.Name)
@@ -54,6 +54,7 @@ func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
 	c.addresses()
 	c.cabling()
 	c.probe()
+	c.flushShared()
 	return c.diags
 }
 
@@ -62,6 +63,59 @@ type checker struct {
 	reg   *renderers.Registry
 	diags intent.Diagnostics
 	seen  map[string]bool
+	// shared gathers per-switch findings about one written value (a group's
+	// platform, a fabric-wide MTU) so each is reported once, naming the
+	// switches it affects, instead of once per switch.
+	shared      map[sharedKey]*sharedFinding
+	sharedOrder []sharedKey
+}
+
+type sharedKey struct {
+	at   intent.Loc
+	code string
+	msg  string
+}
+
+type sharedFinding struct {
+	sev     intent.Severity
+	devices []string
+}
+
+// perSwitch records a finding about switch name at at; msg must not name
+// the switch, flushShared prefixes the switch or switches.
+func (c *checker) perSwitch(at intent.Loc, code string, sev intent.Severity, name, format string, args ...any) {
+	k := sharedKey{at: at, code: code, msg: fmt.Sprintf(format, args...)}
+	f := c.shared[k]
+	if f == nil {
+		f = &sharedFinding{sev: sev}
+		c.shared[k] = f
+		c.sharedOrder = append(c.sharedOrder, k)
+	}
+	f.devices = append(f.devices, name)
+}
+
+func (c *checker) flushShared() {
+	for _, k := range c.sharedOrder {
+		f := c.shared[k]
+		msg := devicesPhrase("switch", "switches", f.devices) + ": " + k.msg
+		if f.sev == intent.SeverityWarning {
+			c.warnf(k.at, k.code, "%s", msg)
+		} else {
+			c.errorf(k.at, k.code, "%s", msg)
+		}
+	}
+}
+
+// devicesPhrase names one device, or counts many and names the first.
+func devicesPhrase(one, many string, names []string) string {
+	switch len(names) {
+	case 1:
+		return one + " " + names[0]
+	case 2:
+		return many + " " + names[0] + " and " + names[1]
+	default:
+		return fmt.Sprintf("%d %s (%s, %s, ...)", len(names), many, names[0], names[1])
+	}
 }
 
 func (c *checker) errorf(at intent.Loc, code, format string, args ...any) {
@@ -157,38 +211,39 @@ func (c *checker) switchRules(sw *intent.Switch) {
 	}
 	e, err := c.reg.Lookup(sw.Platform)
 	if err != nil {
-		c.errorf(sw.AttrAt(c.r, "platform"), CodeUnknownPlatform, "switch %s: %v", sw.Name, err)
+		c.perSwitch(sw.AttrAt(c.r, "platform"), CodeUnknownPlatform, intent.SeverityError, sw.Name, "%v", err)
 		return
 	}
 	transport := e.Transport(sw)
 	if !e.SupportsTransport(transport) {
-		c.errorf(sw.AttrAt(c.r, "transport"), CodeTransport, "platform %s does not support transport %s (supported: %s)", e.Name, transport, strings.Join(e.Attrs.Transports, ", "))
+		c.perSwitch(sw.AttrAt(c.r, "transport"), CodeTransport, intent.SeverityError, sw.Name, "platform %s does not support transport %s (supported: %s)", e.Name, transport, strings.Join(e.Attrs.Transports, ", "))
 	}
-	if transport != "netlink" && sw.Address.Host == "" {
-		c.errorf(sw.Spec.Loc(), CodeMissingAddress, "switch %s has no management address (address: host or host:port)", sw.Name)
+	// A written but invalid address was already reported by the loader.
+	if transport != "netlink" && sw.Address.Host == "" && !sw.Spec.Has("address") {
+		c.errorf(sw.Spec.At("address"), CodeMissingAddress, "switch %s has no management address (address: host or host:port)", sw.Name)
 	}
 	p := sw.Policy
 	if !p.SwitchMTU.Max && e.Attrs.MTUCeiling > 0 && p.SwitchMTU.Value > e.Attrs.MTUCeiling {
-		c.errorf(p.Origin("mtu.switch"), CodeMTUCeiling, "switch %s: MTU %d exceeds the %s ceiling %d (use %d, or \"max\")", sw.Name, p.SwitchMTU.Value, e.Name, e.Attrs.MTUCeiling, e.Attrs.MTUCeiling)
+		c.perSwitch(p.Origin("mtu.switch"), CodeMTUCeiling, intent.SeverityError, sw.Name, "MTU %d exceeds the %s ceiling %d (use %d, or \"max\")", p.SwitchMTU.Value, e.Name, e.Attrs.MTUCeiling, e.Attrs.MTUCeiling)
 	}
 	if !p.SwitchMTU.Max && p.SwitchMTU.Value < 1280 {
-		c.errorf(p.Origin("mtu.switch"), CodeMTUCeiling, "switch %s: MTU %d is below 1280", sw.Name, p.SwitchMTU.Value)
+		c.perSwitch(p.Origin("mtu.switch"), CodeMTUCeiling, intent.SeverityError, sw.Name, "MTU %d is below 1280", p.SwitchMTU.Value)
 	}
 	if max := e.Attrs.MaxNoDropPriorities; max > 0 && p.PFCOn() && len(p.PFCPriorities) > max {
-		c.errorf(p.Origin("pfc.priorities"), CodeTooManyNoDrop, "switch %s: %d no-drop priorities, but %s supports %d", sw.Name, len(p.PFCPriorities), e.Name, max)
+		c.perSwitch(p.Origin("pfc.priorities"), CodeTooManyNoDrop, intent.SeverityError, sw.Name, "%d no-drop priorities, but %s supports %d", len(p.PFCPriorities), e.Name, max)
 	}
 	if e.Attrs.NeedsQueueBuffer && p.ECNOn() && sw.Junos.QueueBufferSize == nil && (sw.Junos.FillLevelMin == nil || sw.Junos.FillLevelMax == nil) {
-		c.errorf(sw.Spec.Loc(), CodeJunosBuffer, "switch %s: Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax", sw.Name)
+		c.perSwitch(sw.AttrAt(c.r, "junos"), CodeJunosBuffer, intent.SeverityError, sw.Name, "Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax")
 	}
 	if e.Attrs.NeedsPFCFallback && p.PFCOn() {
 		switch fb := sw.OCFallback; {
 		case fb == "":
-			c.errorf(sw.Spec.Loc(), CodeOpenConfigPFC, "switch %s: OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (e.g. eos, nxos or sonic)", sw.Name)
+			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, intent.SeverityError, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (e.g. eos, nxos or sonic)")
 		case fb == e.Name:
-			c.errorf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, "switch %s: the PFC fallback must be a vendor-native platform, not %s", sw.Name, fb)
+			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, intent.SeverityError, sw.Name, "the PFC fallback must be a vendor-native platform, not %s", fb)
 		default:
 			if _, err := c.reg.Lookup(fb); err != nil {
-				c.errorf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, "switch %s: PFC fallback: %v", sw.Name, err)
+				c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, intent.SeverityError, sw.Name, "PFC fallback: %v", err)
 			}
 		}
 	}
@@ -211,8 +266,8 @@ func (c *checker) switchRules(sw *intent.Switch) {
 }
 
 func (c *checker) hostRules(h *intent.Host) {
-	if h.Netns == "" && h.Address.Host == "" {
-		c.errorf(h.Spec.Loc(), CodeMissingAddress, "host %s has no address", h.Name)
+	if h.Netns == "" && h.Address.Host == "" && !h.Spec.Has("address") {
+		c.errorf(h.Spec.At("address"), CodeMissingAddress, "host %s has no address (address: host or host:port, or netns for a lab host)", h.Name)
 	}
 }
 
@@ -253,11 +308,7 @@ func (c *checker) hostMTUFit() {
 	}
 	for _, at := range order {
 		g := byOrigin[at]
-		who := "host " + g.hosts[0]
-		if len(g.hosts) > 1 {
-			who = fmt.Sprintf("%d hosts (%s, ...)", len(g.hosts), g.hosts[0])
-		}
-		c.errorf(at, CodeHostMTUFit, "%s: MTU %d does not fit switch %s MTU %d: RoCE never fragments, so the largest RoCE packets would be dropped", who, g.mtu, smallestSwitch, smallest)
+		c.errorf(at, CodeHostMTUFit, "%s: MTU %d does not fit switch %s MTU %d: RoCE never fragments, so the largest RoCE packets would be dropped", devicesPhrase("host", "hosts", g.hosts), g.mtu, smallestSwitch, smallest)
 	}
 }
 
@@ -328,36 +379,44 @@ func (c *checker) cabling() {
 
 func (c *checker) probe() {
 	p := c.r.Probe
-	at := p.At
-	if at.Line == 0 && len(c.r.Files) > 0 {
-		at = intent.Loc{File: c.r.Files[0], Line: 1, Col: 1, Field: "spec.probe"}
+	at := func(field string) intent.Loc {
+		l := p.FieldAt(field)
+		if l.Line == 0 && len(c.r.Files) > 0 {
+			l.File, l.Line, l.Col = c.r.Files[0], 1, 1
+		}
+		return l
 	}
 	if p.PKey < 1 || p.PKey > 0xFFFF {
-		c.errorf(at, CodeProbeSettings, "probe pkey 0x%x is outside 0x0001..0xFFFF", p.PKey)
+		c.errorf(at("pkey"), CodeProbeSettings, "probe pkey 0x%x is outside 0x0001..0xFFFF", p.PKey)
 	}
-	if p.QPMin < 2 || p.QPMax > 0xFFFFFF || p.QPMin > p.QPMax {
-		c.errorf(at, CodeProbeSettings, "probe QP range 0x%x..0x%x must lie in 0x2..0xFFFFFF with qpMin <= qpMax (QP 0 and 1 are special)", p.QPMin, p.QPMax)
+	switch {
+	case p.QPMin < 2:
+		c.errorf(at("qpMin"), CodeProbeSettings, "probe qpMin 0x%x is below 0x2 (QP 0 and 1 are special)", p.QPMin)
+	case p.QPMax > 0xFFFFFF:
+		c.errorf(at("qpMax"), CodeProbeSettings, "probe qpMax 0x%x is above 0xFFFFFF (QP numbers are 24 bits)", p.QPMax)
+	case p.QPMin > p.QPMax:
+		c.errorf(at("qpMax"), CodeProbeSettings, "probe QP range 0x%x..0x%x is empty: qpMin must not exceed qpMax", p.QPMin, p.QPMax)
 	}
 	for _, s := range p.Sizes {
 		if s < 1 || s > 9000 {
-			c.errorf(at, CodeProbeSettings, "probe size %d is outside 1..9000", s)
+			c.errorf(at("sizes"), CodeProbeSettings, "probe size %d is outside 1..9000", s)
 		}
 	}
 	if p.Count < 1 {
-		c.errorf(at, CodeProbeSettings, "probe count %d must be at least 1", p.Count)
+		c.errorf(at("count"), CodeProbeSettings, "probe count %d must be at least 1", p.Count)
 	}
 	if p.RatePPS < 1 {
-		c.errorf(at, CodeProbeSettings, "probe ratePps %d must be at least 1", p.RatePPS)
+		c.errorf(at("ratePps"), CodeProbeSettings, "probe ratePps %d must be at least 1", p.RatePPS)
 	}
 	for _, pair := range p.List {
-		for _, name := range []string{pair.From, pair.To} {
-			if c.r.Host(name) == nil {
-				c.errorf(pair.Loc(), CodeProbeSettings, "probe pair names %q, which is not a host", name)
+		for _, end := range []struct{ field, name string }{{"from", pair.From}, {"to", pair.To}} {
+			if c.r.Host(end.name) == nil {
+				c.errorf(pair.At(end.field), CodeProbeSettings, "probe pair names %q, which is not a host", end.name)
 			}
 		}
 	}
 	if p.Pairs == "listed" && len(p.List) == 0 {
-		c.errorf(at, CodeProbeSettings, "probe pairs: listed, but the list is empty")
+		c.errorf(at("pairs"), CodeProbeSettings, "probe pairs: listed, but the list is empty")
 	}
 }
 
