@@ -24,6 +24,22 @@ type Platform struct {
 	// Models are the YANG models (gNMI ModelData names, e.g.
 	// "openconfig-qos") the target must advertise before a gNMI push.
 	Models []string
+	// GNMI maps the platform's paths onto gNMI; the zero value is
+	// OpenConfig (gNMI path strings, flat leaf JSON handed to Parse).
+	GNMI GNMIMapping
+}
+
+// GNMIMapping tells the gnmi driver how a paths platform's keys and Parse
+// input look on the wire.
+type GNMIMapping struct {
+	// Origin of paths that carry no "origin:" prefix; empty is openconfig.
+	Origin string
+	// Target is the gNMI prefix target, e.g. "CONFIG_DB" (sonic-gnmi).
+	Target string
+	// Document: paths are RFC 6901 JSON pointers ("/TABLE/key/field", "~1"
+	// for "/", "~0" for "~"), and Parse takes the origin's nested JSON
+	// document (config_db JSON) instead of the flat leaf map.
+	Document bool
 }
 
 // CommitStyle names a platform's safe-push mechanism.
