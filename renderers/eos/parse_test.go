@@ -1,0 +1,180 @@
+package eos
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+var testSyntax = devcfg.Syntax{Style: devcfg.StyleCLITree, Negate: "no ", Exit: "exit", LineKeys: lineKeys()}
+
+// deviceText dresses rendered text the way EOS shows it: the header
+// comments, `!` separators, the global map grouped by traffic class, the
+// default ` weight 0` hidden, foreign configuration, and a final `end`.
+func deviceText(t *testing.T, cfg *devcfg.Config) string {
+	t.Helper()
+	raw, err := Encode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("! Command: show running-config\n! device: leaf-eos (DCS-7060X5-64S, EOS-4.31.2F)\n!\n! boot system flash:/EOS.swi\n!\nhostname leaf-eos\n!\n")
+	byTC := map[string][]string{}
+	var rest []string
+	for _, line := range strings.Split(strings.TrimRight(string(raw), "\n"), "\n") {
+		if v, ok := strings.CutPrefix(line, "qos map dscp "); ok {
+			d, tc, _ := strings.Cut(v, " to traffic-class ")
+			byTC[tc] = append(byTC[tc], d)
+			continue
+		}
+		rest = append(rest, line)
+	}
+	tcs := make([]string, 0, len(byTC))
+	for tc := range byTC {
+		tcs = append(tcs, tc)
+	}
+	sort.Strings(tcs)
+	for _, tc := range tcs {
+		ds := byTC[tc]
+		for len(ds) > 0 { // EOS prints at most 8 code points per line
+			n := min(8, len(ds))
+			b.WriteString("qos map dscp " + strings.Join(ds[:n], " ") + " to traffic-class " + tc + "\n")
+			ds = ds[n:]
+		}
+	}
+	b.WriteString("!\n")
+	for _, line := range rest {
+		if strings.HasPrefix(line, "interface ") || strings.HasPrefix(line, "vlan ") || strings.HasPrefix(line, "   uc-tx-queue") {
+			b.WriteString("!\n")
+		}
+		line = strings.TrimSuffix(line, " weight 0")
+		b.WriteString(line + "\n")
+		if strings.HasPrefix(line, "interface ") {
+			b.WriteString("   description gpu link\n")
+		}
+	}
+	b.WriteString("!\nvlan 1000\n   name storage\n!\ninterface Ethernet33\n   mtu 1500\n   switchport access vlan 1000\n!\ninterface Management1\n   ip address 192.0.2.12/24\n!\nend\n")
+	return b.String()
+}
+
+func running(t *testing.T, desired *devcfg.Config, text string) *drivers.Running {
+	t.Helper()
+	parsed, err := Parse([]byte(text))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return drivers.NewRunning(parsed, devcfg.Platform{Normalise: Normalise}, desired.Owned)
+}
+
+func TestCompliantDeviceShowsNoDiff(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	text := deviceText(t, desired)
+	if strings.Contains(text, "weight 0") {
+		t.Fatal("device text should hide weight 0")
+	}
+	run := running(t, desired, text)
+	if changes := compliance.Diff(desired, run.Owned, testSyntax, nil); len(changes) != 0 {
+		t.Fatalf("a compliant device shows %d changes, first %+v", len(changes), changes[0])
+	}
+	if c := devcfg.Conflicts(run.Config, desired.Singletons); len(c) != 0 {
+		t.Fatalf("conflicts on a compliant device: %v", c)
+	}
+}
+
+func TestRealChangesShow(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(string) string
+		action devcfg.Action
+		where  string
+	}{
+		{"weight other than 0", func(s string) string {
+			return strings.Replace(s, "max-mark-probability 100\n", "max-mark-probability 100 weight 5\n", 1)
+		}, devcfg.Modify, `uc-tx-queue 3 > random-detect ecn $`},
+		{"DSCP 24 moved into the lossless class", func(s string) string {
+			return strings.Replace(s, "qos map dscp 0 1 2 3 4 5 6 7 to traffic-class 0\nqos map dscp 24 ", "qos map dscp 0 1 2 3 4 5 6 7 to traffic-class 0\nqos map dscp 24 to traffic-class 3\nqos map dscp ", 1)
+		}, devcfg.Modify, `^qos map dscp 24 to traffic-class $`},
+		{"service profile missing", func(s string) string {
+			return strings.Replace(s, "interface Ethernet9\n   description gpu link\n   mtu 9214\n   switchport mode trunk\n   switchport trunk allowed vlan 100\n   service-profile ROCEFAB_LOSSLESS\n",
+				"interface Ethernet9\n   description gpu link\n   mtu 9214\n   switchport mode trunk\n   switchport trunk allowed vlan 100\n", 1)
+		}, devcfg.Add, `^interface Ethernet9 > service-profile ROCEFAB_LOSSLESS$`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := render(t, basicSwitch(t))
+			text := deviceText(t, desired)
+			edited := tc.edit(text)
+			if edited == text {
+				t.Fatal("the edit did not apply to the device text")
+			}
+			changes := compliance.Diff(desired, running(t, desired, edited).Owned, testSyntax, nil)
+			if len(changes) != 1 {
+				t.Fatalf("want exactly one change, got %d: %+v", len(changes), changes)
+			}
+			c := changes[0]
+			if c.Action != tc.action || !regexp.MustCompile(tc.where).MatchString(c.Where()) {
+				t.Fatalf("change = %s %q, want %s matching %q", c.Action, c.Where(), tc.action, tc.where)
+			}
+		})
+	}
+}
+
+func TestForeignMapOfRoCEDSCPIsAConflict(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	parsed, err := Parse([]byte("qos map dscp 10 26 to traffic-class 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := devcfg.Conflicts(parsed, desired.Singletons)
+	if len(c) != 1 || c[0].Held != "qos map dscp 26 to traffic-class 1" || c[0].Want != "qos map dscp 26 to traffic-class 3" {
+		t.Fatalf("conflicts = %v", c)
+	}
+}
+
+func TestSplitMapLine(t *testing.T) {
+	for in, want := range map[string][]string{
+		"qos map dscp 24 25 to traffic-class 0": {"qos map dscp 24 to traffic-class 0", "qos map dscp 25 to traffic-class 0"},
+		"qos map cos 3 to traffic-class 3":      {"qos map cos 3 to traffic-class 3"},
+		"qos map traffic-class 3 to dscp 26":    {"qos map traffic-class 3 to dscp 26"},
+		"qos map dscp x to traffic-class 0":     {"qos map dscp x to traffic-class 0"},
+	} {
+		if got := splitMapLine(in); strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("splitMapLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzParse: Parse never panics, and what it parses prints and parses
+// back to the same tree.
+func FuzzParse(f *testing.F) {
+	goldens, _ := filepath.Glob("testdata/*/*.cfg")
+	for _, g := range goldens {
+		if b, err := os.ReadFile(g); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("! Command: show running-config\nqos map dscp 0 1 2 to traffic-class 0\nvlan 10,20-22\n   name x\n!\nend\n"))
+	f.Add([]byte("qos profile A\n   uc-tx-queue " + strconv.Itoa(3) + "\n      random-detect ecn minimum-threshold 1 kbytes maximum-threshold 2 kbytes\n"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		cfg, err := Parse(raw)
+		if err != nil {
+			return
+		}
+		_ = Normalise(cfg)
+		text := cfg.Tree.Text(3)
+		again, err := Parse([]byte(text))
+		if err != nil {
+			t.Fatalf("re-parse of printed tree: %v\n%s", err, text)
+		}
+		if got := again.Tree.Text(3); got != text {
+			t.Fatalf("print → parse is not stable:\n%q\n%q", text, got)
+		}
+	})
+}
