@@ -38,6 +38,7 @@ type Driver struct {
 	client gnmipb.GNMIClient
 	hs     *handshakeRecorder
 
+	m         mapping
 	caps      *gnmipb.CapabilityResponse
 	encoding  gnmipb.Encoding
 	commitExt bool
@@ -57,6 +58,7 @@ func Dial(ctx context.Context, opt drivers.Options) (*Driver, error) {
 		log:     opt.Logger.Named("gnmi").With(zap.String("device", opt.Device), zap.String("address", opt.Address)),
 		hs:      &handshakeRecorder{},
 		pending: map[*fallbackPending]struct{}{},
+		m:       mapping{opt.Platform.GNMI},
 	}
 	dial, err := dialOptions(opt, d.hs)
 	if err != nil {
@@ -153,13 +155,9 @@ func (d *Driver) retry(ctx context.Context, fn func(context.Context) error) erro
 // answer to the flat JSON Platform.Parse takes, and returns the running
 // config.
 func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
-	leaves, err := d.read(ctx, "fetch", scopeGetPaths(d.opt.Scope))
+	raw, err := d.RawFetch(ctx)
 	if err != nil {
 		return nil, err
-	}
-	raw, err := gnmipath.Encode(leaves)
-	if err != nil {
-		return nil, d.deviceErr("fetch", "", "", err)
 	}
 	var cfg *devcfg.Config
 	if d.opt.Platform.Parse != nil {
@@ -168,7 +166,11 @@ func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
 			return nil, d.deviceErr("fetch", "", "", fmt.Errorf("parse running config: %w", err))
 		}
 	} else {
-		cfg = &devcfg.Config{Shape: devcfg.ShapePaths, Paths: leaves}
+		flat, err := gnmipath.Decode(raw)
+		if err != nil {
+			return nil, d.deviceErr("fetch", "", "", err)
+		}
+		cfg = &devcfg.Config{Shape: devcfg.ShapePaths, Paths: flat}
 	}
 	if cfg.Device == "" {
 		cfg.Device = d.opt.Device
@@ -179,35 +181,29 @@ func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
 	return drivers.NewRunning(cfg, d.opt.Platform, d.opt.Scope), nil
 }
 
-// RawFetch returns the flat JSON a Fetch hands to Platform.Parse.
+// RawFetch returns the bytes a Fetch hands to Platform.Parse.
 func (d *Driver) RawFetch(ctx context.Context) ([]byte, error) {
-	leaves, err := d.read(ctx, "fetch", scopeGetPaths(d.opt.Scope))
+	region, err := d.region(devcfg.Patch{})
 	if err != nil {
 		return nil, err
 	}
-	return gnmipath.Encode(leaves)
+	leaves, err := d.read(ctx, "fetch", region)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := d.m.parseInput(leaves)
+	if err != nil {
+		return nil, d.deviceErr("fetch", "", "", err)
+	}
+	return raw, nil
 }
 
-// scopeGetPaths turns owned paths and prefixes into Get paths, grouped by
-// origin, with paths covered by others dropped. A prefix such as
-// "/WRED_PROFILE/ROCEFAB_" is read from its last whole element.
-func scopeGetPaths(s devcfg.Scope) map[string][]string {
-	var all []string
-	for _, p := range s.Paths {
-		all = append(all, p)
-	}
-	for _, p := range s.PathPrefixes {
-		all = append(all, wholeElems(p))
-	}
-	return groupPaths(all)
-}
-
+// groupPaths groups canonical gNMI path strings by origin, dropping
+// paths covered by others.
 func groupPaths(all []string) map[string][]string {
 	canon := map[string]bool{}
 	for _, p := range all {
-		if c, err := gnmipath.Canonical(p); err == nil {
-			canon[c] = true
-		}
+		canon[p] = true
 	}
 	keys := make([]string, 0, len(canon))
 	for k := range canon {
@@ -304,6 +300,9 @@ func (d *Driver) get(ctx context.Context, step, origin string, paths []string, i
 	if origin != gnmipath.OpenConfig {
 		req.Prefix = &gnmipb.Path{Origin: origin}
 	}
+	if d.m.Target != "" && origin == d.m.origin() {
+		req.Prefix = &gnmipb.Path{Origin: req.GetPrefix().GetOrigin(), Target: d.m.Target}
+	}
 	for _, p := range paths {
 		pp, err := gnmipath.Parse(p)
 		if err != nil {
@@ -328,6 +327,7 @@ func (d *Driver) get(ctx context.Context, step, origin string, paths []string, i
 		prefix := n.GetPrefix()
 		for _, u := range n.GetUpdate() {
 			full := gnmipath.Join(prefix, u.GetPath())
+			full.Target = ""
 			if full.GetOrigin() == "" && origin != gnmipath.OpenConfig {
 				full.Origin = origin // targets do not always echo the origin
 			}
@@ -403,15 +403,18 @@ func (d *Driver) checkModels() error {
 // presence containers, whose whole value is meant) and updates.
 func (d *Driver) setRequest(patch devcfg.Patch) (*gnmipb.SetRequest, error) {
 	req := &gnmipb.SetRequest{}
+	if d.m.Target != "" {
+		req.Prefix = &gnmipb.Path{Target: d.m.Target}
+	}
 	for _, p := range patch.Deletes {
-		pp, err := gnmipath.Parse(p)
+		pp, err := d.m.toGNMI(p)
 		if err != nil {
 			return nil, d.deviceErr("push", p, "", err)
 		}
 		req.Delete = append(req.Delete, pp)
 	}
 	for _, u := range patch.Updates {
-		pp, err := gnmipath.Parse(u.Path)
+		pp, err := d.m.toGNMI(u.Path)
 		if err != nil {
 			return nil, d.deviceErr("push", u.Path, "", err)
 		}
@@ -449,16 +452,16 @@ func (d *Driver) set(ctx context.Context, req *gnmipb.SetRequest, patch devcfg.P
 		if err == nil {
 			return nil
 		}
-		return d.classify("push", rejectedLine(status.Convert(err).Message(), patch), err)
+		return d.classify("push", d.rejectedLine(status.Convert(err).Message(), patch), err)
 	})
 }
 
 // rejectedLine is the patch path the device's message names, or a summary
 // of the whole SetRequest.
-func rejectedLine(msg string, patch devcfg.Patch) string {
+func (d *Driver) rejectedLine(msg string, patch devcfg.Patch) string {
 	best := ""
 	consider := func(p string) {
-		c, err := gnmipath.Canonical(p)
+		c, err := d.m.canon(p)
 		if err != nil {
 			c = p
 		}
@@ -544,3 +547,7 @@ func (p *extPending) action(ctx context.Context, step string, a any) error {
 	}
 	return err
 }
+
+// Client is the raw gNMI client on the driver's connection (credentials
+// and TLS applied), for callers with their own requests.
+func (d *Driver) Client() gnmipb.GNMIClient { return d.client }

@@ -23,7 +23,10 @@ import (
 // the patch touches, Set, and restore the region when the window passes
 // without Confirm.
 func (d *Driver) pushWithFallback(ctx context.Context, req *gnmipb.SetRequest, patch devcfg.Patch, window time.Duration) (drivers.Pending, error) {
-	region := d.region(patch)
+	region, err := d.region(patch)
+	if err != nil {
+		return nil, err
+	}
 	snapshot, err := d.read(ctx, "push", region)
 	if err != nil {
 		return nil, err
@@ -42,19 +45,26 @@ func (d *Driver) pushWithFallback(ctx context.Context, req *gnmipb.SetRequest, p
 
 // region is every path the rollback must restore: the owned scope plus
 // whatever the patch touches outside it.
-func (d *Driver) region(patch devcfg.Patch) map[string][]string {
-	var all []string
-	for _, p := range d.opt.Scope.Paths {
-		all = append(all, p)
-	}
+// With an empty patch it is what Fetch reads. Prefixes such as
+// "/WRED_PROFILE/ROCEFAB_" are read from their last whole element.
+func (d *Driver) region(patch devcfg.Patch) (map[string][]string, error) {
+	keys := append([]string(nil), d.opt.Scope.Paths...)
 	for _, p := range d.opt.Scope.PathPrefixes {
-		all = append(all, wholeElems(p))
+		keys = append(keys, d.m.wholeElems(p))
 	}
 	for _, u := range patch.Updates {
-		all = append(all, u.Path)
+		keys = append(keys, u.Path)
 	}
-	all = append(all, patch.Deletes...)
-	return groupPaths(all)
+	keys = append(keys, patch.Deletes...)
+	var all []string
+	for _, k := range keys {
+		c, err := d.m.canon(k)
+		if err != nil {
+			return nil, d.deviceErr("fetch", k, "", err)
+		}
+		all = append(all, c)
+	}
+	return groupPaths(all), nil
 }
 
 // fallbackPending is a change rocefab itself rolls back.
