@@ -89,6 +89,9 @@ type SSHOptions struct {
 	// AcceptNew trusts an unknown host key on first use and records it;
 	// only by explicit CLI flag.
 	AcceptNew bool
+	// IdentityFile is a private key for public-key authentication, tried
+	// before the password.
+	IdentityFile string
 }
 
 // Options configure one driver instance.
