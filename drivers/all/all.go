@@ -5,11 +5,13 @@ package all
 import (
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
+	"github.com/rocefab/rocefab/drivers/ssh"
 )
 
 // registrations is the one list of transports.
 var registrations = []func(*drivers.Registry) error{
 	gnmi.Register,
+	ssh.Register,
 }
 
 // Drivers returns a registry with every transport.

@@ -1,0 +1,412 @@
+package sshsim
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gliderlabs/ssh"
+	"go.uber.org/zap"
+	gossh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/knownhosts"
+)
+
+// Personality selects the device the simulator plays.
+type Personality string
+
+const (
+	NXOS    Personality = "nxos"
+	EOS     Personality = "eos"
+	Junos   Personality = "junos"
+	SONiC   Personality = "sonic"
+	Cumulus Personality = "cumulus"
+)
+
+// Options configure a simulator.
+type Options struct {
+	Personality Personality
+	// Hostname shows in prompts and the configuration; default "switch".
+	Hostname string
+	// Username and Password enable password authentication.
+	Username string
+	Password string
+	// AuthorizedKeys enable public-key authentication for Username.
+	AuthorizedKeys []gossh.PublicKey
+	// NoAuth accepts every client without authentication: tests only.
+	NoAuth bool
+	// EnableSecret makes `enable` ask for a password (EOS, NX-OS).
+	EnableSecret string
+	// HostKey is the server's key; an ed25519 key is generated if nil.
+	HostKey gossh.Signer
+	// Second is how long one device second lasts, so tests can run
+	// commit-confirmed and commit-timer windows quickly. Default 1s.
+	Second time.Duration
+	// Blank starts the device without the foreign configuration that a
+	// production switch carries (other interfaces, users, class-maps...).
+	Blank bool
+	// Ports is how many front-panel ports the device has (default 64 for
+	// NX-OS and EOS, 32 otherwise).
+	Ports int
+	// Now is the device clock; default time.Now.
+	Now    func() time.Time
+	Logger *zap.Logger
+}
+
+// Faults make the simulator misbehave on purpose.
+type Faults struct {
+	// RejectLine rejects any received line containing it with the
+	// platform's invalid-command error (SONiC: any JSON patch operation
+	// whose path contains it). The line is not applied.
+	RejectLine string
+	// RejectMessage replaces the platform's error text for RejectLine.
+	RejectMessage string
+	// DropOnLine closes the connection right after a received line
+	// containing it has been applied, without answering. It fires once.
+	DropOnLine string
+	// CommitError makes commit-type commands (commit, commit check,
+	// nv config apply, config apply-patch) fail with this message.
+	CommitError string
+	// Delay holds every answer back this long.
+	Delay time.Duration
+	// RefuseAuth rejects every authentication attempt.
+	RefuseAuth bool
+}
+
+// Counters are per-port PFC and ECN counters.
+type Counters struct {
+	PFCRx, PFCTx uint64
+	ECNMarked    uint64
+	TxPackets    uint64
+}
+
+// Sim is a running simulated switch.
+type Sim struct {
+	opt    Options
+	log    *zap.Logger
+	srv    *ssh.Server
+	ln     net.Listener
+	hostPK gossh.PublicKey
+
+	mu       sync.Mutex
+	dev      personality
+	faults   Faults
+	received []string
+	conns    map[*gossh.ServerConn]struct{}
+	timers   map[*time.Timer]struct{}
+	closed   bool
+	counters map[string]*Counters
+	sessions int
+}
+
+// personality is one device's command language and state. Every method
+// runs with Sim.mu held.
+type personality interface {
+	// login prepares a new CLI session and returns its banner.
+	login(s *session) string
+	// exec runs one line and returns its output.
+	exec(s *session, line string) string
+	prompt(s *session) string
+	// logout ends a session (Junos discards a private candidate).
+	logout(s *session)
+	// config is the persistent configuration in device-native text,
+	// without volatile lines such as timestamps.
+	config() string
+	// showRunning is what the platform's running-config command prints.
+	showRunning() string
+	// hand applies configuration as an operator at the console would.
+	hand(lines []string) error
+	// invalid is the platform's error for a rejected line.
+	invalid(s *session, line string) string
+	// pending reports whether a confirmable commit is waiting.
+	pending() bool
+}
+
+// session is one SSH shell on the device.
+type session struct {
+	user string
+	// privileged is false at an IOS `>` prompt.
+	privileged bool
+	// secret, when set, reads the next line without echo (a password).
+	secret func(line string) string
+	closed bool
+
+	// IOS-style CLIs.
+	inConfig   bool
+	ctx        iosContext
+	cfgSession string // EOS configure session name
+
+	// Junos.
+	junosMode      string // "", "private", "exclusive", "shared"
+	junosCandidate []string
+
+	// SONiC and NVUE shells.
+	cwd string
+}
+
+// Start listens on 127.0.0.1:0 and serves the simulated device.
+func Start(opt Options) (*Sim, error) {
+	if opt.Hostname == "" {
+		opt.Hostname = "switch"
+	}
+	if opt.Second <= 0 {
+		opt.Second = time.Second
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Logger == nil {
+		opt.Logger = zap.NewNop()
+	}
+	if opt.Ports <= 0 {
+		opt.Ports = 32
+		if opt.Personality == NXOS || opt.Personality == EOS {
+			opt.Ports = 64
+		}
+	}
+	if !opt.NoAuth && opt.Password == "" && len(opt.AuthorizedKeys) == 0 {
+		return nil, errors.New("sshsim: set a password, authorized keys, or NoAuth")
+	}
+	s := &Sim{
+		opt:      opt,
+		log:      opt.Logger.Named("sshsim").With(zap.String("device", opt.Hostname), zap.String("personality", string(opt.Personality))),
+		conns:    map[*gossh.ServerConn]struct{}{},
+		timers:   map[*time.Timer]struct{}{},
+		counters: map[string]*Counters{},
+	}
+	var err error
+	switch opt.Personality {
+	case NXOS, EOS:
+		s.dev, err = newIOSDevice(s)
+	case Junos:
+		s.dev, err = newJunosDevice(s)
+	case SONiC:
+		s.dev, err = newSONiCDevice(s)
+	case Cumulus:
+		s.dev, err = newNVUEDevice(s)
+	default:
+		return nil, fmt.Errorf("sshsim: unknown personality %q", opt.Personality)
+	}
+	if err != nil {
+		return nil, err
+	}
+	signer := opt.HostKey
+	if signer == nil {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			return nil, err
+		}
+		if signer, err = gossh.NewSignerFromKey(priv); err != nil {
+			return nil, err
+		}
+	}
+	s.hostPK = signer.PublicKey()
+	s.srv = &ssh.Server{
+		Handler:     s.handle,
+		HostSigners: []ssh.Signer{signer},
+		Version:     "OpenSSH_8.9",
+		ConnCallback: func(ctx ssh.Context, conn net.Conn) net.Conn {
+			return conn
+		},
+	}
+	if !opt.NoAuth {
+		if opt.Password != "" {
+			s.srv.PasswordHandler = func(ctx ssh.Context, password string) bool {
+				return s.authOK(ctx.User()) && password == opt.Password
+			}
+		}
+		if len(opt.AuthorizedKeys) > 0 {
+			s.srv.PublicKeyHandler = func(ctx ssh.Context, key ssh.PublicKey) bool {
+				if !s.authOK(ctx.User()) {
+					return false
+				}
+				for _, k := range opt.AuthorizedKeys {
+					if ssh.KeysEqual(k, key) {
+						return true
+					}
+				}
+				return false
+			}
+		}
+	} else {
+		// gliderlabs/ssh skips authentication only when no handler is set;
+		// a refusing fault still needs one.
+		s.srv.PasswordHandler = func(ssh.Context, string) bool { return s.authOK("") }
+		s.srv.PublicKeyHandler = func(ssh.Context, ssh.PublicKey) bool { return s.authOK("") }
+		s.srv.KeyboardInteractiveHandler = func(ssh.Context, gossh.KeyboardInteractiveChallenge) bool { return s.authOK("") }
+		s.srv.ServerConfigCallback = func(ssh.Context) *gossh.ServerConfig {
+			return &gossh.ServerConfig{NoClientAuth: !s.currentFaults().RefuseAuth}
+		}
+	}
+	if s.ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	go func() { _ = s.srv.Serve(s.ln) }()
+	s.log.Debug("simulator listening", zap.String("addr", s.ln.Addr().String()))
+	return s, nil
+}
+
+func (s *Sim) authOK(user string) bool {
+	if s.currentFaults().RefuseAuth {
+		return false
+	}
+	return s.opt.NoAuth || user == s.opt.Username
+}
+
+func (s *Sim) currentFaults() Faults {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.faults
+}
+
+// Addr is the host:port to connect to.
+func (s *Sim) Addr() string { return s.ln.Addr().String() }
+
+// HostKey is the server's public host key.
+func (s *Sim) HostKey() gossh.PublicKey { return s.hostPK }
+
+// KnownHostsLine is the known_hosts entry for this simulator.
+func (s *Sim) KnownHostsLine() string {
+	return knownhosts.Line([]string{knownhosts.Normalize(s.Addr())}, s.hostPK)
+}
+
+// Close stops the server, drops every connection and cancels device timers.
+func (s *Sim) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	for t := range s.timers {
+		t.Stop()
+	}
+	s.timers = map[*time.Timer]struct{}{}
+	s.mu.Unlock()
+	return s.srv.Close()
+}
+
+// Config returns the device's configuration in its native form, without
+// volatile lines (timestamps), for byte-identical comparisons.
+func (s *Sim) Config() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dev.config()
+}
+
+// ShowRunning returns exactly what the platform's running-config command
+// prints now.
+func (s *Sim) ShowRunning() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dev.showRunning()
+}
+
+// HandChange applies configuration as an operator would at the console,
+// bypassing faults: NX-OS/EOS configuration-mode lines (context lines enter
+// sub-modes), Junos `set`/`delete` statements (committed at once), NVUE
+// `nv set`/`nv unset` commands (applied at once), SONiC
+// `SET /TABLE/key/field value` and `DEL /TABLE[/key[/field]]` lines.
+func (s *Sim) HandChange(lines ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dev.hand(lines)
+}
+
+// SetFaults replaces the active faults.
+func (s *Sim) SetFaults(f Faults) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = f
+}
+
+// Received returns every line the device received, in order, across
+// sessions (passwords typed at a prompt are recorded as "<secret>").
+func (s *Sim) Received() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.received...)
+}
+
+// ResetReceived forgets the received lines.
+func (s *Sim) ResetReceived() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.received = nil
+}
+
+// PendingCommit reports whether a confirmable commit (Junos commit
+// confirmed, EOS commit timer, NVUE apply --confirm) is waiting.
+func (s *Sim) PendingCommit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dev.pending()
+}
+
+// Sessions counts the SSH shells opened so far.
+func (s *Sim) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessions
+}
+
+// AddCounters adds to a port's PFC/ECN counters, on top of the movement the
+// device shows on its own for ports with PFC enabled.
+func (s *Sim) AddCounters(port string, c Counters) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.counterFor(port)
+	cur.PFCRx += c.PFCRx
+	cur.PFCTx += c.PFCTx
+	cur.ECNMarked += c.ECNMarked
+	cur.TxPackets += c.TxPackets
+}
+
+func (s *Sim) counterFor(port string) *Counters {
+	c, ok := s.counters[port]
+	if !ok {
+		c = &Counters{}
+		s.counters[port] = c
+	}
+	return c
+}
+
+// tick moves the counters of lossless ports, as traffic would, each time
+// the counters are read.
+func (s *Sim) tick(port string, lossless bool) Counters {
+	c := s.counterFor(port)
+	if lossless {
+		c.PFCRx += 3
+		c.PFCTx += 5
+		c.ECNMarked += 11
+	}
+	c.TxPackets += 1000
+	return *c
+}
+
+// after runs fn with s.mu held after d device seconds, unless the
+// simulator closed first. The returned stop cancels it.
+func (s *Sim) after(deviceSeconds float64, fn func()) (stop func() bool) {
+	var t *time.Timer
+	t = time.AfterFunc(time.Duration(deviceSeconds*float64(s.opt.Second)), func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if _, ok := s.timers[t]; !ok || s.closed {
+			return
+		}
+		delete(s.timers, t)
+		fn()
+	})
+	s.timers[t] = struct{}{}
+	return func() bool {
+		_, active := s.timers[t]
+		delete(s.timers, t)
+		return t.Stop() && active
+	}
+}
+
+func (s *Sim) now() time.Time { return s.opt.Now() }
+
+func (s *Sim) hostname() string { return s.opt.Hostname }
+
+func containsFold(s, sub string) bool { return sub != "" && strings.Contains(s, sub) }

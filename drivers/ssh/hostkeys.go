@@ -1,0 +1,111 @@
+package ssh
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/gofrs/flock"
+	"github.com/skeema/knownhosts"
+	"go.uber.org/zap"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// hostKeyError says why a device's host key was not trusted.
+type hostKeyError struct {
+	host        string
+	fingerprint string
+	file        string
+	changed     bool
+}
+
+func (e *hostKeyError) Error() string {
+	if e.changed {
+		return fmt.Sprintf("host key for %s CHANGED (now %s) and does not match %s: refusing to connect (possible man-in-the-middle; if the device was replaced, remove its old entry)", e.host, e.fingerprint, e.file)
+	}
+	return fmt.Sprintf("unknown host key %s for %s: not in %s (add it, or trust it on first use with --ssh-accept-new)", e.fingerprint, e.host, e.file)
+}
+
+// hostKeyPolicy verifies host keys against a known_hosts file and, only when
+// acceptNew is set, records unknown hosts (trust on first use). A changed
+// key is always refused.
+type hostKeyPolicy struct {
+	file      string
+	acceptNew bool
+	log       *zap.Logger
+}
+
+// defaultKnownHosts is ~/.ssh/known_hosts.
+func defaultKnownHosts() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("finding ~/.ssh/known_hosts: %w", err)
+	}
+	return filepath.Join(home, ".ssh", "known_hosts"), nil
+}
+
+// callback loads the file and returns the host-key callback and the key
+// algorithms already known for addr (so the server offers a known key).
+func (p *hostKeyPolicy) callback(addr string) (gossh.HostKeyCallback, []string, error) {
+	if _, err := os.Stat(p.file); errors.Is(err, os.ErrNotExist) {
+		if !p.acceptNew {
+			return nil, nil, &hostKeyError{host: knownhosts.Normalize(addr), fingerprint: "(not yet seen)", file: p.file}
+		}
+		if err := os.MkdirAll(filepath.Dir(p.file), 0o700); err != nil {
+			return nil, nil, err
+		}
+		f, err := os.OpenFile(p.file, os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, nil, err
+		}
+		_ = f.Close()
+	}
+	db, err := knownhosts.NewDB(p.file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s: %w", p.file, err)
+	}
+	check := db.HostKeyCallback()
+	cb := func(hostname string, remote net.Addr, key gossh.PublicKey) error {
+		err := check(hostname, remote, key)
+		switch {
+		case err == nil:
+			return nil
+		case knownhosts.IsHostKeyChanged(err):
+			return &hostKeyError{host: knownhosts.Normalize(hostname), fingerprint: gossh.FingerprintSHA256(key), file: p.file, changed: true}
+		case knownhosts.IsHostUnknown(err):
+			if !p.acceptNew {
+				return &hostKeyError{host: knownhosts.Normalize(hostname), fingerprint: gossh.FingerprintSHA256(key), file: p.file}
+			}
+			if err := p.record(hostname, remote, key); err != nil {
+				return fmt.Errorf("recording new host key: %w", err)
+			}
+			p.log.Info("trusted new host key on first use", zap.String("host", knownhosts.Normalize(hostname)),
+				zap.String("fingerprint", gossh.FingerprintSHA256(key)), zap.String("known_hosts", p.file))
+			return nil
+		}
+		// Revoked keys and unreadable entries are never trusted.
+		return &hostKeyError{host: knownhosts.Normalize(hostname), fingerprint: gossh.FingerprintSHA256(key) + " (" + err.Error() + ")", file: p.file, changed: true}
+	}
+	return cb, db.HostKeyAlgorithms(addr), nil
+}
+
+// record appends a known_hosts line under an advisory lock on the file, so
+// concurrent rocefab processes do not interleave writes.
+func (p *hostKeyPolicy) record(hostname string, remote net.Addr, key gossh.PublicKey) error {
+	lock := flock.New(p.file)
+	if err := lock.Lock(); err != nil {
+		return err
+	}
+	defer func() { _ = lock.Unlock() }()
+	f, err := os.OpenFile(p.file, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := knownhosts.WriteKnownHost(f, hostname, remote, key); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
