@@ -269,7 +269,7 @@ func TestYANGConstraintsCatch(t *testing.T) {
 		{"dangling map", func(p devcfg.Paths) { p[Key("PORT_QOS_MAP", "Ethernet0", "tc_to_queue_map")] = s("AZURE") }, "tc_to_queue_map references missing TC_TO_QUEUE_MAP|AZURE"},
 		{"dangling global", func(p devcfg.Paths) {
 			for k := range p {
-				if strings.HasPrefix(k, "/DSCP_TO_TC_MAP/") {
+				if strings.HasPrefix(k, "sonic-db:/DSCP_TO_TC_MAP/") {
 					delete(p, k)
 				}
 			}

@@ -1,19 +1,24 @@
 // Package sonic renders rocefab's lossless policy as SONiC CONFIG_DB entries
-// (devcfg.Paths keyed "/TABLE/key/field") and parses config_db JSON back.
+// (devcfg.Paths) and parses config_db JSON, or gNMI leaves, back.
 //
 // # Path form
 //
-// A key is the RFC 6901 JSON Pointer of the field inside config_db JSON:
-// "/TABLE/key/field", e.g. "/QUEUE/Ethernet0|3/wred_profile". A config_db
-// key is one path element and keeps its "|" separators verbatim; a "~" or
-// "/" inside a table, key or field is escaped "~0" / "~1" (RFC 6901), so a
-// key such as "Vlan100|Eth1/1" becomes "/VLAN_MEMBER/Vlan100|Eth1~11/...".
-// An entry without fields (PORTCHANNEL_MEMBER) is "/TABLE/key" = {}.
+// A key is "sonic-db:/TABLE/key/field", e.g.
+// "sonic-db:/QUEUE/Ethernet0|3/wred_profile": the gNMI origin "sonic-db",
+// then the config_db table, key and field as three path elements. A
+// config_db key is one element and keeps its "|" separators verbatim; a
+// '\', '/', '[' or ']' inside an element is escaped with a backslash, the
+// rule of gNMI path strings (drivers/gnmi/gnmipath), so "Vlan100|Eth1/1"
+// is "sonic-db:/VLAN_MEMBER/Vlan100|Eth1\/1/tagging_mode". An entry
+// without fields (PORTCHANNEL_MEMBER) is "sonic-db:/TABLE/key" = {}.
 // Values are JSON strings, as config_db holds them.
 //
-// Transports: over ssh the key is used verbatim as the JSON-patch path of
-// `sudo config apply-patch` (inside `config checkpoint` / `config rollback`);
-// over gnmi it maps to origin "sonic-db", target "CONFIG_DB", elements
-// TABLE, key, field (sonic-gnmi's mixed form /sonic-db:CONFIG_DB/localhost/
-// TABLE/key/field on multi-ASIC images), with "~1"/"~0" unescaped.
+// Transports: over gnmi (the default) the driver sends the paths with
+// origin "sonic-db" (sonic-gnmi serves CONFIG_DB there; images that want
+// it as a target take prefix target "CONFIG_DB" with the same elements),
+// and Fetch hands Parse the flat JSON object of leaf path → value. Over
+// ssh the driver turns each path into the RFC 6901 JSON Pointer
+// "/TABLE/key/field" ("~1" for '/', "~0" for '~') of a JSON patch for
+// `sudo config apply-patch`, inside `config checkpoint` / `config
+// rollback`, and Parse reads `show runningconfiguration all`.
 package sonic

@@ -62,9 +62,12 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		body := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(data)))
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("golden-%d", i)), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
+		leaves := flatLeaves(t, mustRender(t, variantSwitch(t, v)).Paths)
+		for form, seed := range map[string][]byte{"golden": data, "leaves": leaves} {
+			body := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(seed)))
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d", form, i)), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

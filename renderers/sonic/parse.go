@@ -16,22 +16,69 @@ import (
 // ErrNotConfigDB marks input that is not config_db JSON.
 var ErrNotConfigDB = errors.New("not config_db JSON")
 
-// Parse reads config_db JSON, as `show runningconfiguration all` prints it
-// and `sonic-cfggen -d --print-data` writes it: {"TABLE": {"key": {"field":
-// "value"}}}. String values stay JSON strings; list fields (e.g.
-// "members") keep their JSON array; an entry without fields is "{}".
+// Parse reads either form of the running CONFIG_DB:
+//   - config_db JSON, as `show runningconfiguration all` prints it (ssh):
+//     {"TABLE": {"key": {"field": "value"}}};
+//   - the gNMI driver's flat JSON object of leaf path → value (gnmi):
+//     {"sonic-db:/TABLE/key/field": "value"}.
+//
+// String values stay JSON strings; list fields (e.g. "members") keep their
+// JSON array; an entry without fields is "{}".
 func Parse(raw []byte) (*devcfg.Config, error) {
-	var tables map[string]json.RawMessage
+	var top map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&tables); err != nil {
+	if err := dec.Decode(&top); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotConfigDB, err)
 	}
-	if tables == nil {
-		return nil, fmt.Errorf("%w: the document is not an object of tables", ErrNotConfigDB)
+	if top == nil {
+		return nil, fmt.Errorf("%w: the document is not an object", ErrNotConfigDB)
 	}
 	if _, err := dec.Token(); err == nil {
 		return nil, fmt.Errorf("%w: trailing data after the document", ErrNotConfigDB)
 	}
+	flat := false
+	for k := range top {
+		flat = strings.HasPrefix(k, keyPrefix)
+		break
+	}
+	var out devcfg.Paths
+	var err error
+	if flat {
+		out, err = parseLeaves(top)
+	} else {
+		out, err = parseTables(top)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &devcfg.Config{Platform: Name, Shape: devcfg.ShapePaths, Paths: out}, nil
+}
+
+func parseLeaves(top map[string]json.RawMessage) (devcfg.Paths, error) {
+	out := make(devcfg.Paths, len(top))
+	for p, v := range top {
+		table, key, field, ok := SplitKey(p)
+		if !ok {
+			return nil, fmt.Errorf("%w: %q is not a sonic-db:/TABLE/key/field path", ErrNotConfigDB, p)
+		}
+		val, err := canonical(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrNotConfigDB, p, err)
+		}
+		if field == "" && val != devcfg.Empty {
+			return nil, fmt.Errorf("%w: entry %s|%s holds %s, not {}", ErrNotConfigDB, table, key, val)
+		}
+		// Re-key, so escapes are canonical ("\x" for a plain x is just x).
+		if field == "" {
+			out[EntryKey(table, key)] = val
+		} else {
+			out[Key(table, key, field)] = val
+		}
+	}
+	return out, nil
+}
+
+func parseTables(tables map[string]json.RawMessage) (devcfg.Paths, error) {
 	out := devcfg.Paths{}
 	for table, body := range tables {
 		if table == "" {
@@ -65,7 +112,7 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 			}
 		}
 	}
-	return &devcfg.Config{Platform: Name, Shape: devcfg.ShapePaths, Paths: out}, nil
+	return out, nil
 }
 
 // canonical re-encodes a JSON value compactly, strings as devcfg.String
@@ -156,7 +203,7 @@ func Encode(cfg *devcfg.Config) ([]byte, error) {
 	for _, p := range cfg.Paths.Keys() {
 		table, key, field, ok := SplitKey(p)
 		if !ok {
-			return nil, fmt.Errorf("sonic: %q is not a /TABLE/key/field path", p)
+			return nil, fmt.Errorf("sonic: %q is not a sonic-db:/TABLE/key/field path", p)
 		}
 		if doc[table] == nil {
 			doc[table] = map[string]map[string]json.RawMessage{}

@@ -2,13 +2,16 @@ package sonic
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
@@ -200,12 +203,12 @@ func TestParseRealShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := devcfg.Paths{
-		"/VLAN/Vlan100/vlanid":                       `"100"`,
-		"/VLAN/Vlan100/members":                      `["Ethernet0","Ethernet4"]`,
-		"/PORTCHANNEL_MEMBER/PortChannel1|Ethernet8": devcfg.Empty,
-		"/PORT/Eth1~11/mtu":                          `"9216"`,
-		"/DEVICE_METADATA/localhost/buffer_model":    `"dynamic"`,
-		"/DEVICE_METADATA/localhost/x":               `1.50`,
+		"sonic-db:/VLAN/Vlan100/vlanid":                       `"100"`,
+		"sonic-db:/VLAN/Vlan100/members":                      `["Ethernet0","Ethernet4"]`,
+		"sonic-db:/PORTCHANNEL_MEMBER/PortChannel1|Ethernet8": devcfg.Empty,
+		`sonic-db:/PORT/Eth1\/1/mtu`:                          `"9216"`,
+		"sonic-db:/DEVICE_METADATA/localhost/buffer_model":    `"dynamic"`,
+		"sonic-db:/DEVICE_METADATA/localhost/x":               `1.50`,
 	}
 	if diff := cmp.Diff(want, cfg.Paths); diff != "" {
 		t.Fatalf("Parse (-want +got):\n%s", diff)
@@ -226,6 +229,71 @@ func TestFuzzSeedsFromGoldens(t *testing.T) {
 		data, err := os.ReadFile(s)
 		if err != nil || !strings.HasPrefix(string(data), "go test fuzz v1") {
 			t.Fatalf("%s is not a go fuzz corpus file", s)
+		}
+	}
+}
+
+// flatLeaves is what the gNMI driver hands Parse: a JSON object of leaf
+// path → value.
+func flatLeaves(t testing.TB, p devcfg.Paths) []byte {
+	t.Helper()
+	m := make(map[string]json.RawMessage, len(p))
+	for k, v := range p {
+		m[k] = json.RawMessage(v)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestParseGNMILeaves: the gnmi transport's flat form parses to the same
+// paths as config_db JSON.
+func TestParseGNMILeaves(t *testing.T) {
+	for _, name := range []string{"basic", "access-lag"} {
+		t.Run(name, func(t *testing.T) {
+			want := mustRender(t, variantSwitch(t, name))
+			got := owned(t, flatLeaves(t, want.Paths), want.Owned)
+			if diff := cmp.Diff(want.Paths, got); diff != "" {
+				t.Fatalf("flat leaves parse differently (-want +got):\n%s", diff)
+			}
+		})
+	}
+	for _, bad := range []string{
+		`{"sonic-db:/PORT/Ethernet0/mtu": "9216", "/PORT/Ethernet4/mtu": "9216"}`,
+		`{"sonic-db:/PORT/Ethernet0": "x"}`,
+		`{"sonic-db:/PORT/Ethernet0/mtu/extra": "9216"}`,
+	} {
+		if _, err := Parse([]byte(bad)); !errors.Is(err, ErrNotConfigDB) {
+			t.Errorf("Parse(%s) = %v, want ErrNotConfigDB", bad, err)
+		}
+	}
+}
+
+// TestKeysAreGNMIPaths: every rendered key is a gNMI path string the gnmi
+// driver parses into origin sonic-db and the table, key and field elements.
+func TestKeysAreGNMIPaths(t *testing.T) {
+	cfg := mustRender(t, variantSwitch(t, "access-lag"))
+	for _, k := range cfg.Paths.Keys() {
+		p, err := gnmipath.Parse(k)
+		if err != nil {
+			t.Fatalf("gnmipath.Parse(%q): %v", k, err)
+		}
+		table, key, field, _ := SplitKey(k)
+		want := []string{table, key}
+		if field != "" {
+			want = append(want, field)
+		}
+		var got []string
+		for _, e := range p.GetElem() {
+			if len(e.GetKey()) != 0 {
+				t.Fatalf("%q parsed with list keys %v", k, e.GetKey())
+			}
+			got = append(got, e.GetName())
+		}
+		if p.GetOrigin() != Origin || !slices.Equal(got, want) {
+			t.Fatalf("%q parsed as origin %q elems %q, want %q %q", k, p.GetOrigin(), got, Origin, want)
 		}
 	}
 }

@@ -96,44 +96,78 @@ func Attributes() renderers.Attributes {
 // Renderer renders SONiC CONFIG_DB entries.
 type Renderer struct{}
 
-// Key builds a "/TABLE/key/field" path, escaping each element (RFC 6901).
+// Origin is the gNMI origin of CONFIG_DB paths, as sonic-gnmi names it.
+const Origin = "sonic-db"
+
+const keyPrefix = Origin + ":/"
+
+// Key builds a "sonic-db:/TABLE/key/field" path, escaping each element.
 func Key(table, key, field string) string {
-	return "/" + escape(table) + "/" + escape(key) + "/" + escape(field)
+	return keyPrefix + escape(table) + "/" + escape(key) + "/" + escape(field)
 }
 
-// EntryKey builds the "/TABLE/key" path of a field-less entry.
-func EntryKey(table, key string) string { return "/" + escape(table) + "/" + escape(key) }
+// EntryKey builds the "sonic-db:/TABLE/key" path of a field-less entry.
+func EntryKey(table, key string) string { return keyPrefix + escape(table) + "/" + escape(key) }
 
+// escape backslash-escapes '\', '/', '[' and ']' in an element, as gNMI
+// path strings do (drivers/gnmi/gnmipath).
 func escape(s string) string {
 	clean := true
 	for i := 0; i < len(s) && clean; i++ {
-		clean = s[i] != '~' && s[i] != '/'
+		clean = !isSpecial(s[i])
 	}
 	if clean {
 		return s
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if isSpecial(s[i]) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
-func unescape(s string) string {
-	if !strings.Contains(s, "~") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-}
+func isSpecial(c byte) bool { return c == '\\' || c == '/' || c == '[' || c == ']' }
 
 // SplitKey splits a path into its unescaped table, key and field (field is
 // "" for an entry path). ok is false for anything else.
 func SplitKey(p string) (table, key, field string, ok bool) {
-	if !strings.HasPrefix(p, "/") {
+	rest, found := strings.CutPrefix(p, keyPrefix)
+	if !found {
 		return "", "", "", false
 	}
-	parts := strings.Split(p[1:], "/")
+	var parts []string
+	var cur strings.Builder
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c == '\\':
+			if i+1 == len(rest) {
+				return "", "", "", false
+			}
+			i++
+			cur.WriteByte(rest[i])
+		case c == '/':
+			parts = append(parts, cur.String())
+			cur.Reset()
+		case c == '[' || c == ']':
+			return "", "", "", false
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	parts = append(parts, cur.String())
+	for _, part := range parts {
+		if part == "" {
+			return "", "", "", false
+		}
+	}
 	switch len(parts) {
 	case 2:
-		return unescape(parts[0]), unescape(parts[1]), "", parts[0] != "" && parts[1] != ""
+		return parts[0], parts[1], "", true
 	case 3:
-		return unescape(parts[0]), unescape(parts[1]), unescape(parts[2]), parts[0] != "" && parts[1] != "" && parts[2] != ""
+		return parts[0], parts[1], parts[2], true
 	}
 	return "", "", "", false
 }
@@ -235,10 +269,10 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	// Named objects: rocefab's whole.
 	for _, t := range []string{"DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
 		"MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"} {
-		scope.PathPrefixes = append(scope.PathPrefixes, "/"+t+"/"+MapName)
+		scope.PathPrefixes = append(scope.PathPrefixes, keyPrefix+t+"/"+MapName)
 	}
 	scope.PathPrefixes = append(scope.PathPrefixes,
-		"/WRED_PROFILE/ROCEFAB_", "/SCHEDULER/ROCEFAB_", "/BUFFER_PROFILE/ROCEFAB_")
+		keyPrefix+"WRED_PROFILE/ROCEFAB_", keyPrefix+"SCHEDULER/ROCEFAB_", keyPrefix+"BUFFER_PROFILE/ROCEFAB_")
 
 	// Classification: every code point explicit; stock SONiC sends DSCP 26
 	// to a lossy class, so defaults are never relied on.

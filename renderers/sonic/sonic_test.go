@@ -219,7 +219,7 @@ func TestRenderFacts(t *testing.T) {
 		cfg := mustRender(t, basicSwitch(t))
 		n := 0
 		for p := range cfg.Paths {
-			if strings.HasPrefix(p, "/DSCP_TO_TC_MAP/ROCEFAB/") {
+			if strings.HasPrefix(p, "sonic-db:/DSCP_TO_TC_MAP/ROCEFAB/") {
 				n++
 			}
 		}
@@ -229,8 +229,8 @@ func TestRenderFacts(t *testing.T) {
 	})
 	t.Run("escaped key", func(t *testing.T) {
 		cfg := mustRender(t, variantSwitch(t, "access-lag"))
-		if _, ok := cfg.Paths["/VLAN_MEMBER/Vlan100|Eth1~11/tagging_mode"]; !ok {
-			t.Fatalf("Eth1/1 is not escaped as Eth1~11:\n%s", cfg.Paths.Text())
+		if _, ok := cfg.Paths[`sonic-db:/VLAN_MEMBER/Vlan100|Eth1\/1/tagging_mode`]; !ok {
+			t.Fatalf("Eth1/1 is not escaped as Eth1\\/1:\n%s", cfg.Paths.Text())
 		}
 	})
 }
@@ -309,9 +309,9 @@ func TestRegister(t *testing.T) {
 
 func TestKeyEscaping(t *testing.T) {
 	for _, tc := range []struct{ table, key, field, want string }{
-		{"QUEUE", "Ethernet0|3", "scheduler", "/QUEUE/Ethernet0|3/scheduler"},
-		{"VLAN_MEMBER", "Vlan100|Eth1/1", "tagging_mode", "/VLAN_MEMBER/Vlan100|Eth1~11/tagging_mode"},
-		{"T", "a~b/c", "f/g", "/T/a~0b~1c/f~1g"},
+		{"QUEUE", "Ethernet0|3", "scheduler", "sonic-db:/QUEUE/Ethernet0|3/scheduler"},
+		{"VLAN_MEMBER", "Vlan100|Eth1/1", "tagging_mode", `sonic-db:/VLAN_MEMBER/Vlan100|Eth1\/1/tagging_mode`},
+		{"T", `a\b[c]`, "f/g", `sonic-db:/T/a\\b\[c\]/f\/g`},
 	} {
 		got := Key(tc.table, tc.key, tc.field)
 		if got != tc.want {
@@ -322,7 +322,7 @@ func TestKeyEscaping(t *testing.T) {
 			t.Errorf("SplitKey(%q) = %q %q %q %v", got, table, key, field, ok)
 		}
 	}
-	for _, bad := range []string{"", "QUEUE", "/QUEUE", "/a/b/c/d", "//b/c", "/a//c"} {
+	for _, bad := range []string{"", "QUEUE", "/QUEUE/a/b", "sonic-db:/QUEUE", "sonic-db:/a/b/c/d", "sonic-db://b/c", "sonic-db:/a//c", `sonic-db:/a/b\`, "sonic-db:/a/b[x=1]/c", "cli:/a/b/c"} {
 		if _, _, _, ok := SplitKey(bad); ok {
 			t.Errorf("SplitKey(%q) accepted", bad)
 		}
