@@ -1,0 +1,136 @@
+package gnmi_test
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/rocefab/rocefab/drivers/gnmi"
+	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+const (
+	pfcRx3  = "/interfaces/interface[name=Ethernet1]/ethernet/pfc/priorities/priority[priority=3]/state/in-pause-frames"
+	macRx   = "/interfaces/interface[name=Ethernet1]/ethernet/state/counters/in-mac-pause-frames"
+	ecn3    = "/qos/interfaces/interface[interface-id=Ethernet1]/output/queues/queue[name=3]/state/ecn-marked-pkts"
+	sonicRx = "sonic-counters:/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_RX_PKTS"
+	sonicWD = "sonic-counters:/COUNTERS/Ethernet0:3/PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
+)
+
+func TestCountersOnceDeltas(t *testing.T) {
+	sim := startSim(t, gnmisim.Options{}) // counters still: only jumps move them
+	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{}))
+	ctx := context.Background()
+	paths := []string{"/interfaces/interface[name=Ethernet1]/ethernet", ecn3}
+	sim.Jump("Ethernet1", 3, gnmisim.PFCRx, 40)
+	before, err := d.Counters(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before[pfcRx3] != 40 || before[macRx] != 40 {
+		t.Fatalf("before = %v", before)
+	}
+	sim.Jump("Ethernet1", 3, gnmisim.PFCRx, 1204)
+	sim.Jump("Ethernet1", 3, gnmisim.ECNMarked, 77)
+	sim.Jump("Ethernet2", 3, gnmisim.PFCRx, 5) // another port: not asked for
+	after, err := d.Counters(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deltas := gnmi.Deltas(before, after)
+	want := map[string]uint64{pfcRx3: 1204, macRx: 1204, ecn3: 77}
+	for k, v := range want {
+		if deltas[k] != v {
+			t.Errorf("delta %s = %d, want %d", k, deltas[k], v)
+		}
+	}
+	for k, v := range deltas {
+		if _, named := want[k]; !named && v != 0 {
+			t.Errorf("unexpected movement %s += %d", k, v)
+		}
+	}
+}
+
+func TestSONiCCounters(t *testing.T) {
+	sim := startSim(t, gnmisim.Options{Personality: gnmisim.SONiC})
+	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{}))
+	sim.Jump("Ethernet0", 3, gnmisim.PFCRx, 9)
+	sim.Jump("Ethernet0", 3, gnmisim.WatchdogStorms, 2)
+	got, err := d.Counters(context.Background(), []string{"sonic-counters:/COUNTERS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[sonicRx] != 9 || got[sonicWD] != 2 {
+		t.Errorf("sonic counters: rx=%d wd=%d (of %d)", got[sonicRx], got[sonicWD], len(got))
+	}
+}
+
+func TestSubscribeSample(t *testing.T) {
+	sim := startSim(t, gnmisim.Options{})
+	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{}))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ch, err := d.Subscribe(ctx, []string{pfcRx3}, gnmi.Sample, 30*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values []uint64
+	synced := false
+	for b := range ch {
+		if b.Err != nil {
+			t.Fatal(b.Err)
+		}
+		for _, c := range b.Counters {
+			if c.Path != pfcRx3 {
+				t.Fatalf("unexpected path %s", c.Path)
+			}
+			values = append(values, c.Value)
+		}
+		if b.Sync {
+			synced = true
+			sim.Jump("Ethernet1", 3, gnmisim.PFCRx, 1204)
+		}
+		if synced && len(values) > 0 && values[len(values)-1] == 1204 {
+			cancel()
+		}
+	}
+	if !synced || len(values) < 2 || values[0] != 0 || values[len(values)-1] != 1204 {
+		t.Fatalf("samples %v (synced %v): want 0 first and 1204 after the jump", values, synced)
+	}
+}
+
+func TestCountersMoveByThemselves(t *testing.T) {
+	var per [4]uint64
+	per[gnmisim.PFCRx], per[gnmisim.ECNMarked] = 3, 11
+	sim := startSim(t, gnmisim.Options{Counters: gnmisim.CounterOptions{Tick: 10 * time.Millisecond, PerTick: per}})
+	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{}))
+	a, err := d.Counters(context.Background(), []string{pfcRx3, ecn3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	b, err := d.Counters(context.Background(), []string{pfcRx3, ecn3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl := gnmi.Deltas(a, b)
+	if dl[pfcRx3] == 0 || dl[pfcRx3]%3 != 0 || dl[ecn3] == 0 || dl[ecn3]%11 != 0 || dl[ecn3]/11 != dl[pfcRx3]/3 {
+		t.Errorf("deltas %v: want equal tick counts of 3 and 11", dl)
+	}
+	if diff := cmp.Diff([]string{pfcRx3, ecn3}, keys(b)); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func keys(m map[string]uint64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
