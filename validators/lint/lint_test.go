@@ -143,8 +143,12 @@ func ruleCases() []ruleCase {
 				b.with(func(f *fabric) { f.switches = strings.Replace(eosLeaf, "      platform: eos\n", "", 1) }),
 			}},
 		{code: lint.CodeTransport,
-			pass: []fabric{b.with(func(f *fabric) { f.switches = strings.Replace(eosLeaf, "platform: eos", "platform: eos\n      transport: ssh", 1) })},
-			fail: []fabric{b.with(func(f *fabric) { f.switches = strings.Replace(eosLeaf, "platform: eos", "platform: eos\n      transport: netlink", 1) })}},
+			pass: []fabric{b.with(func(f *fabric) {
+				f.switches = strings.Replace(eosLeaf, "platform: eos", "platform: eos\n      transport: ssh", 1)
+			})},
+			fail: []fabric{b.with(func(f *fabric) {
+				f.switches = strings.Replace(eosLeaf, "platform: eos", "platform: eos\n      transport: netlink", 1)
+			})}},
 		{code: lint.CodeMTUCeiling,
 			pass: []fabric{b.with(lossless(" {mtu: {switch: 9214}}")), b.with(lossless(" {mtu: {switch: 4200, host: 4200}}"))},
 			fail: []fabric{
@@ -155,7 +159,9 @@ func ruleCases() []ruleCase {
 		{code: lint.CodeJunosBuffer,
 			pass: []fabric{
 				b.with(func(f *fabric) { f.switches, f.links = junosLeaf+"\n      junos: {queueBufferSize: 10MB}", junosLink }),
-				b.with(func(f *fabric) { f.switches, f.links = junosLeaf+"\n      junos: {fillLevelMin: 1, fillLevelMax: 10%}", junosLink }),
+				b.with(func(f *fabric) {
+					f.switches, f.links = junosLeaf+"\n      junos: {fillLevelMin: 1, fillLevelMax: 10%}", junosLink
+				}),
 				b.with(func(f *fabric) { f.switches, f.links, f.lossless = junosLeaf, junosLink, " {profile: pfc-only}" }),
 			},
 			fail: []fabric{
@@ -189,7 +195,9 @@ func ruleCases() []ruleCase {
 			}},
 		{code: lint.CodeProbeSettings,
 			pass: []fabric{
-				b.with(func(f *fabric) { f.probe = " {pkey: 0xFFFF, qpMin: 2, qpMax: 0xFFFFFF, sizes: [1, 9000], count: 1, ratePps: 1}" }),
+				b.with(func(f *fabric) {
+					f.probe = " {pkey: 0xFFFF, qpMin: 2, qpMax: 0xFFFFFF, sizes: [1, 9000], count: 1, ratePps: 1}"
+				}),
 				b.with(func(f *fabric) {
 					f.hosts = secondHost
 					f.links = gpuLink + "\n    - {a: gpu02:ens1f0np0, b: leaf1:Ethernet2}"
