@@ -105,7 +105,7 @@ service routing protocols model multi-agent
 	}
 	fmt.Fprintf(&b, "hostname %s\n", o.Hostname)
 	if !o.Blank {
-		b.WriteString("spanning-tree mode mstp\nqos map dscp 46 to traffic-class 5\nvlan 10\n   name servers\n")
+		b.WriteString("spanning-tree mode mstp\nqos map traffic-class 5 to dscp 46\nvlan 10\n   name servers\n")
 	}
 	for i := 1; i <= o.Ports; i++ {
 		fmt.Fprintf(&b, "interface Ethernet%d\n", i)
