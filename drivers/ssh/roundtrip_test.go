@@ -174,4 +174,3 @@ func lineDiff(want, got string) string {
 	}
 	return "(equal)"
 }
-
