@@ -221,3 +221,13 @@ func TestEncodeDecode(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+func TestJoinStripsModulePrefixes(t *testing.T) {
+	got := Format(Join(MustParse("/openconfig-qos:qos"), MustParse("/queues/queue[name=Q3]")))
+	if got != "/qos/queues/queue[name=Q3]" {
+		t.Errorf("Join = %s", got)
+	}
+	if got := Format(Join(&gnmipb.Path{Origin: "sonic-db"}, MustParse("/INTERFACE/Ethernet0|fc00::1"))); got != "sonic-db:/INTERFACE/Ethernet0|fc00::1" {
+		t.Errorf("non-openconfig names must stay verbatim: %s", got)
+	}
+}

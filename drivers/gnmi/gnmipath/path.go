@@ -236,7 +236,9 @@ func Elems(p *gnmipb.Path) []*gnmipb.PathElem {
 	return out
 }
 
-// Join appends p's elements to prefix's; p's origin wins when set.
+// Join appends p's elements to prefix's; p's origin wins when set. In
+// the openconfig origin, module prefixes on element names
+// ("openconfig-qos:qos") are dropped, as RFC 7951 names mean the same node.
 func Join(prefix, p *gnmipb.Path) *gnmipb.Path {
 	out := &gnmipb.Path{Origin: prefix.GetOrigin(), Target: prefix.GetTarget()}
 	if p.GetOrigin() != "" {
@@ -246,6 +248,13 @@ func Join(prefix, p *gnmipb.Path) *gnmipb.Path {
 		out.Origin = ""
 	}
 	out.Elem = append(append(out.Elem, Elems(prefix)...), Elems(p)...)
+	if out.Origin == "" {
+		for i, e := range out.Elem {
+			if short := stripPrefix(e.GetName()); short != e.GetName() {
+				out.Elem[i] = &gnmipb.PathElem{Name: short, Key: e.GetKey()}
+			}
+		}
+	}
 	return out
 }
 
