@@ -7,6 +7,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/cumulus"
 	"github.com/rocefab/rocefab/renderers/eos"
 	"github.com/rocefab/rocefab/renderers/junos"
+	"github.com/rocefab/rocefab/renderers/linux"
 	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
@@ -16,6 +17,7 @@ var registrations = []func(*renderers.Registry) error{
 	cumulus.Register,
 	eos.Register,
 	junos.Register,
+	linux.Register,
 	nxos.Register,
 	sonic.Register,
 }

@@ -1,0 +1,40 @@
+package linux
+
+import (
+	"regexp"
+
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// Register adds the linux platform.
+func Register(r *renderers.Registry) error {
+	return r.Register(renderers.Entry{
+		Name: "linux",
+		New:  New,
+		Attrs: renderers.Attributes{
+			Platform: devcfg.Platform{
+				Shape: devcfg.ShapePaths,
+				// scrapligo has no linux network platform; the ssh driver
+				// uses its generic driver with this name.
+				Scrapli:     "linux",
+				Commit:      devcfg.CommitNetlink,
+				ShowRunning: ShowRunning,
+				Syntax:      devcfg.Syntax{Style: devcfg.StylePaths},
+				Parse:       Parse,
+			},
+			Transports: []string{"netlink", "ssh"},
+			MTUCeiling: MTUCeiling,
+			// A Linux interface name: at most 15 bytes, no '/', ':' or space.
+			PortPattern: regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$`),
+			PortExample: "swp1",
+			Classify: renderers.ClassifyByKeywords(map[string]string{
+				"/mtu":       "an MTU change resets the interface queue and drops frames in flight",
+				"forwarding": "turning forwarding off stops routing through the device",
+				"ip_forward": "turning forwarding off stops routing through the device",
+			}),
+			Encode:  Encode,
+			FileExt: ".txt",
+		},
+	})
+}
