@@ -225,4 +225,3 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(b)
 }
-
