@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
@@ -145,6 +146,9 @@ func parseCommands(text string) (devcfg.Paths, error) {
 		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "nv config ") {
 			continue
 		}
+		if !utf8.ValidString(line) {
+			return nil, fmt.Errorf("cumulus: line %d is not valid UTF-8", i+1)
+		}
 		rest, ok := strings.CutPrefix(line, "nv set ")
 		if !ok {
 			return nil, fmt.Errorf("cumulus: line %d: %q is not an `nv set` command", i+1, line)
@@ -152,6 +156,15 @@ func parseCommands(text string) (devcfg.Paths, error) {
 		words := strings.Fields(rest)
 		path, v := splitCommand(words)
 		out[path] = v
+	}
+	// `nv set qos roce` then `nv set qos roce mode lossless` is one node in
+	// NVUE's tree: a presence entry with entries below it is implied.
+	for p := range out {
+		for i := len(p) - 1; i > 0; i-- {
+			if p[i] == ' ' && out[p[:i]] == devcfg.Empty {
+				delete(out, p[:i])
+			}
+		}
 	}
 	return out, nil
 }
