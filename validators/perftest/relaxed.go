@@ -12,9 +12,9 @@ import (
 // releases write standard JSON. Both read the same way here, and
 // duplicate keys (several "results" objects) are kept in order.
 type field struct {
-	key string
-	val string // scalar value; empty for an object
-	obj []field
+	key   string
+	val   string // scalar value; empty for an object
+	obj   []field
 	isObj bool
 }
 
