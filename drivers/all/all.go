@@ -5,12 +5,14 @@ package all
 import (
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
+	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/drivers/ssh"
 )
 
 // registrations is the one list of transports.
 var registrations = []func(*drivers.Registry) error{
 	gnmi.Register,
+	netlink.Register,
 	ssh.Register,
 }
 
