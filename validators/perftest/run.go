@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -80,6 +81,9 @@ type Runner struct {
 	// still starting; default 10, 300ms apart.
 	ConnectRetries int
 	RetryWait      time.Duration
+	// ServerGrace is how long a server may take to exit by itself after
+	// its client finished before it is cancelled; default 2s.
+	ServerGrace time.Duration
 }
 
 // Installed checks both tools on a host; the error wraps ErrNotInstalled.
@@ -224,17 +228,34 @@ func (r *Runner) runOne(ctx context.Context, server, client Endpoint, so, co Opt
 			return nil, err
 		}
 	}
+	grace := r.ServerGrace
+	if grace <= 0 {
+		grace = 2 * time.Second
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	type srvResult struct {
 		out  []byte
 		code int
 		err  error
 	}
 	srvDone := make(chan srvResult, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		o, e, code, err := r.Exec.Run(ctx, server.Host, sArgs)
 		srvDone <- srvResult{append(o, e...), code, err}
+	}()
+	// The server ends by itself after its client; past a grace period it
+	// is cancelled (the SSH session closes). Either way it is gone before
+	// the next test reuses the port.
+	defer func() {
+		select {
+		case <-srvDone:
+		case <-time.After(grace):
+		}
+		cancel()
+		wg.Wait()
 	}()
 	retries, wait := r.ConnectRetries, r.RetryWait
 	if retries <= 0 {
@@ -281,4 +302,31 @@ func (r *Runner) runOne(ctx context.Context, server, client Endpoint, so, co Opt
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// PlanFromIntent is the default plan for a pair of intent hosts: the
+// client host's RoCE ToS, ib_write_bw at 64 KiB for 5 s and ib_send_lat at
+// 2 bytes.
+func PlanFromIntent(client *intent.Host) Plan {
+	return Plan{ToS: client.Policy.RoCEToS()}
+}
+
+// RunIntentPair runs perftest from host `from` (client) to host `to`
+// (server) of a resolved intent. It is what `rocefab probe --engine
+// perftest` calls per pair; an error wrapping ErrNotInstalled means "fall
+// back to the built-in probe".
+func RunIntentPair(ctx context.Context, r *Runner, res *intent.Resolved, from, to string) ([]Result, error) {
+	ch, sh := res.Host(from), res.Host(to)
+	if ch == nil || sh == nil {
+		return nil, fmt.Errorf("perftest: pair %s → %s: both must be hosts in the intent", from, to)
+	}
+	client, err := EndpointFor(ch)
+	if err != nil {
+		return nil, err
+	}
+	server, err := EndpointFor(sh)
+	if err != nil {
+		return nil, err
+	}
+	return r.RunPair(ctx, server, client, PlanFromIntent(ch))
 }
