@@ -77,3 +77,31 @@ func TestGNMISimCounters(t *testing.T) {
 		})
 	}
 }
+
+type pathReader map[string]uint64
+
+func (p pathReader) Counters(_ context.Context, paths []string) (map[string]uint64, error) {
+	out := map[string]uint64{}
+	for _, q := range paths {
+		if v, ok := p[q]; ok {
+			out[q] = v
+		}
+	}
+	return out, nil
+}
+
+func TestDriverSource(t *testing.T) {
+	paths := counters.PathsFor("sonic", []string{"Ethernet4"}, []int{3})
+	r := pathReader{"sonic-counters:/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_RX_PKTS": 42}
+	got, err := counters.DriverSource{Device: "leaf2", Reader: r, Paths: paths}.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []counters.Sample{{Key: counters.Key{Device: "leaf2", Port: "Ethernet4", Counter: counters.SwitchPFCRx(3)}, Value: 42}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if _, err := (counters.DriverSource{Device: "leaf2", Reader: pathReader{}, Paths: paths}).Read(context.Background()); err == nil {
+		t.Error("no error when nothing answered")
+	}
+}
