@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/rocefab/rocefab/drivers/netlink/dcbnl"
 )
 
 // tree writes a fake sysfs or configfs tree: name → content ("" + trailing
@@ -117,3 +119,5 @@ func (c *configfsFake) Mkdir(name string) error {
 	}
 	return nil
 }
+
+func dcbnlPFC(en uint8) dcbnl.IEEE { return dcbnl.IEEE{PFC: &dcbnl.PFC{Enable: en}} }

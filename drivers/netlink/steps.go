@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/safchain/ethtool"
 	vnl "github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
@@ -507,10 +510,13 @@ func (h *Host) vlanStep(parent, name string, vlan int) *step {
 			l, err := h.link.LinkByName(name)
 			if err != nil {
 				var nf vnl.LinkNotFoundError
-				if errors.As(err, &nf) {
-					return absent, nil
+				if !errors.As(err, &nf) {
+					return "", err
 				}
-				return "", err
+				if ok, why := kernelHasVLAN(); !ok {
+					return "", fmt.Errorf("%w: %s does not exist and the kernel has no 802.1Q VLAN support (%s)", drivers.ErrUnsupported, name, why)
+				}
+				return absent, nil
 			}
 			return strconv.Itoa(l.Attrs().MTU), nil
 		},
@@ -666,4 +672,24 @@ func (h *Host) rdmaCMStep(dev string, port int, attr string, mkdir bool, observe
 			}
 		},
 	}
+}
+
+// kernelHasVLAN tells whether 802.1Q devices can be created: the 8021q
+// code is loaded or built in (/proc/net/vlan, /sys/module/8021q), or its
+// module is installed for the running kernel. Plan uses it so a kernel
+// without VLAN support shows "unsupported", not a change apply cannot make.
+func kernelHasVLAN() (bool, string) {
+	for _, p := range []string{"/proc/net/vlan", "/sys/module/8021q"} {
+		if _, err := os.Stat(p); err == nil {
+			return true, ""
+		}
+	}
+	var uts unix.Utsname
+	if err := unix.Uname(&uts); err == nil {
+		release := unix.ByteSliceToString(uts.Release[:])
+		if m, _ := filepath.Glob(filepath.Join("/lib/modules", release, "kernel/net/8021q/8021q.ko*")); len(m) > 0 {
+			return true, ""
+		}
+	}
+	return false, "no /proc/net/vlan, no 8021q module: CONFIG_VLAN_8021Q is off"
 }
