@@ -78,13 +78,15 @@ func BenchmarkRenderEncode(b *testing.B) {
 	b.ReportMetric(float64(b.N*len(switches))/b.Elapsed().Seconds(), "switches/s")
 }
 
-// BenchmarkRenderPlatform renders 2,000 switches of each platform alone.
+// BenchmarkRenderPlatform renders, then renders and encodes, 2,000
+// switches of each platform alone: its switch in ai-cluster, else basic.
 func BenchmarkRenderPlatform(b *testing.B) {
 	reg := Renderers()
-	all := benchSwitches(b, reg, 2000)
+	pool := benchSwitches(b, reg, 2000)
+	pool = append(pool, loadScenario(b, "basic").Switches...)
 	for _, name := range reg.Names() {
 		var base *intent.Switch
-		for _, sw := range all {
+		for _, sw := range pool {
 			if sw.Platform == name {
 				base = sw
 				break
@@ -93,16 +95,29 @@ func BenchmarkRenderPlatform(b *testing.B) {
 		if base == nil {
 			continue
 		}
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				for j := 0; j < 2000; j++ {
-					if _, err := reg.Render(base); err != nil {
-						b.Fatal(err)
+		e, _ := reg.Lookup(name)
+		for _, encode := range []bool{false, true} {
+			label := name + "/render"
+			if encode {
+				label = name + "/render+encode"
+			}
+			b.Run(label, func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					for j := 0; j < 2000; j++ {
+						cfg, err := reg.Render(base)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if encode {
+							if _, err := e.Attrs.Encode(cfg); err != nil {
+								b.Fatal(err)
+							}
+						}
 					}
 				}
-			}
-			b.ReportMetric(float64(b.N*2000)/b.Elapsed().Seconds(), "switches/s")
-		})
+				b.ReportMetric(float64(b.N*2000)/b.Elapsed().Seconds(), "switches/s")
+			})
+		}
 	}
 }

@@ -52,7 +52,7 @@ func Encode(cfg *devcfg.Config) ([]byte, error) {
 		b.WriteString(k)
 		if v := cfg.Paths[k]; v != devcfg.Empty {
 			b.WriteByte(' ')
-			b.WriteString(v.Text())
+			b.WriteString(valueText(v))
 		}
 		b.WriteByte('\n')
 	}
@@ -96,4 +96,12 @@ func EncodeJSON(cfg *devcfg.Config) ([]byte, error) {
 		{"set": tree},
 	}
 	return json.MarshalIndent(doc, "", "  ")
+}
+
+// valueText is v.Text() without the JSON decoder for a plain string.
+func valueText(v devcfg.Value) string {
+	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && !strings.ContainsRune(string(v[1:n-1]), '\\') {
+		return string(v[1 : n-1])
+	}
+	return v.Text()
 }

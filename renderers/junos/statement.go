@@ -44,7 +44,7 @@ func statement(path string, v devcfg.Value) string {
 	if v == devcfg.Empty || v == "" {
 		return path
 	}
-	return path + " " + v.Text()
+	return path + " " + valueText(v)
 }
 
 // set adds one statement, given as its words, to p.
@@ -62,4 +62,12 @@ func jsonString(w string) devcfg.Value {
 		}
 	}
 	return devcfg.Value(`"` + w + `"`)
+}
+
+// valueText is v.Text() without the JSON decoder for a plain string.
+func valueText(v devcfg.Value) string {
+	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && !strings.ContainsRune(string(v[1:n-1]), '\\') {
+		return string(v[1 : n-1])
+	}
+	return v.Text()
 }
