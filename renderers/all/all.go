@@ -9,6 +9,7 @@ import (
 	"github.com/rocefab/rocefab/renderers/junos"
 	"github.com/rocefab/rocefab/renderers/linux"
 	"github.com/rocefab/rocefab/renderers/nxos"
+	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
 
@@ -19,6 +20,7 @@ var registrations = []func(*renderers.Registry) error{
 	junos.Register,
 	linux.Register,
 	nxos.Register,
+	openconfig.Register,
 	sonic.Register,
 }
 

@@ -40,12 +40,13 @@ type traceExpect map[string][]string
 // traceExpectations is keyed by registered platform name. A platform
 // registered without a table fails the trace test.
 var traceExpectations = map[string]traceExpect{
-	"cumulus": traceCumulus,
-	"eos":     traceEOS,
-	"junos":   traceJunos,
-	"nxos":    traceNXOS,
-	"sonic":   traceSONiC,
-	"linux":   traceLinux,
+	"cumulus":    traceCumulus,
+	"eos":        traceEOS,
+	"junos":      traceJunos,
+	"nxos":       traceNXOS,
+	"openconfig": traceOpenConfig,
+	"sonic":      traceSONiC,
+	"linux":      traceLinux,
 }
 
 // TestTrace changes one intent field at a time on each platform's switch

@@ -1,0 +1,206 @@
+package openconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// ErrNotLeaves marks input that is not a flat JSON object of gNMI leaves.
+var ErrNotLeaves = errors.New("not a JSON object of gNMI leaf paths")
+
+// Parse reads the gNMI driver's Fetch output: a flat JSON object of leaf
+// path → JSON_IETF value ("/a/b[k=v]/c" for OpenConfig, "cli:/..." and
+// "sonic-db:/..." for the fallback origins).
+func Parse(raw []byte) (*devcfg.Config, error) {
+	var top map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&top); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotLeaves, err)
+	}
+	if top == nil {
+		return nil, fmt.Errorf("%w: the document is not an object", ErrNotLeaves)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("%w: trailing data after the document", ErrNotLeaves)
+	}
+	out := make(devcfg.Paths, len(top))
+	for p, v := range top {
+		if !validPath(p) {
+			return nil, fmt.Errorf("%w: %q is not an [origin:]/path", ErrNotLeaves, p)
+		}
+		val, err := canonical(v)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrNotLeaves, p, err)
+		}
+		out[p] = val
+	}
+	return &devcfg.Config{Platform: Name, Shape: devcfg.ShapePaths, Paths: out}, nil
+}
+
+// validPath accepts "/x..." or "origin:/x...", with balanced, escaped
+// brackets and no empty element.
+func validPath(p string) bool {
+	if i := strings.Index(p, ":/"); i > 0 && !strings.ContainsAny(p[:i], `/[]\`) {
+		p = p[i+1:]
+	}
+	if len(p) < 2 || p[0] != '/' {
+		return false
+	}
+	depth, elemLen := 0, 0
+	for i := 1; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			if i+1 == len(p) {
+				return false
+			}
+			i++
+			elemLen++
+		case c == '[':
+			if depth > 0 || elemLen == 0 {
+				return false
+			}
+			depth++
+		case c == ']':
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case c == '/' && depth == 0:
+			if elemLen == 0 {
+				return false
+			}
+			elemLen = 0
+		default:
+			elemLen++
+		}
+	}
+	return depth == 0 && elemLen > 0
+}
+
+// canonical re-encodes a JSON value compactly, strings as devcfg.String
+// does, numbers verbatim.
+func canonical(raw json.RawMessage) (devcfg.Value, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", err
+		}
+		return devcfg.String(s), nil
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return devcfg.Value(b), nil
+}
+
+// isUint64Leaf reports the uint64 leaves rocefab renders; a target
+// answering in JSON (not JSON_IETF) sends them as numbers. The WRED weight
+// is a uint32 and stays a number.
+func isUint64Leaf(p string) bool {
+	return strings.HasSuffix(p, "/wred/uniform/config/min-threshold") ||
+		strings.HasSuffix(p, "/wred/uniform/config/max-threshold") ||
+		(strings.Contains(p, "/inputs/input[") && strings.HasSuffix(p, "/config/weight"))
+}
+
+// identityModules gives each identity rocefab renders its module.
+var identityModules = map[string]string{
+	"ONE_RATE_TWO_COLOR": "openconfig-qos-types",
+	"ethernetCsmacd":     "iana-if-type",
+	"ieee8023adLag":      "iana-if-type",
+}
+
+// Normalise rewrites what targets vary in but that means the same: uint64
+// leaves sent as JSON numbers (JSON encoding) become RFC 7951 strings, and
+// identities without or with a short prefix ("oc-qos-types:X", "X") get
+// their module prefix. Anything else is kept, so drift stays visible.
+func Normalise(cfg *devcfg.Config) *devcfg.Config {
+	if cfg == nil || cfg.Shape != devcfg.ShapePaths {
+		return cfg
+	}
+	out := cfg.Clone()
+	for p, v := range cfg.Paths {
+		if strings.Contains(p, ":/") && !strings.HasPrefix(p, "/") {
+			continue // fallback origins are opaque
+		}
+		if isUint64Leaf(p) && isDigits(string(v)) {
+			out.Paths[p] = devcfg.String(string(v))
+		}
+		if strings.HasSuffix(p, "/config/type") && strings.HasPrefix(string(v), `"`) {
+			name := v.Text()
+			if i := strings.LastIndexByte(name, ':'); i >= 0 {
+				name = name[i+1:]
+			}
+			if mod, ok := identityModules[name]; ok {
+				out.Paths[p] = devcfg.String(mod + ":" + name)
+			}
+		}
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Encode writes the flat JSON object Parse reads: one leaf per line, keys
+// sorted, values as JSON_IETF.
+func Encode(cfg *devcfg.Config) ([]byte, error) {
+	if cfg == nil || cfg.Shape != devcfg.ShapePaths {
+		return nil, fmt.Errorf("openconfig: encode needs a paths config")
+	}
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	keys := cfg.Paths.Keys()
+	for i, k := range keys {
+		v := cfg.Paths[k]
+		if !json.Valid([]byte(v)) {
+			return nil, fmt.Errorf("openconfig: %s holds invalid JSON %q", k, v)
+		}
+		key, err := marshalNoEscape(k)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString("  ")
+		b.Write(key)
+		b.WriteString(": ")
+		b.WriteString(string(v))
+		if i < len(keys)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("}\n")
+	return b.Bytes(), nil
+}
+
+// marshalNoEscape encodes a string without HTML escaping, so " > " in CLI
+// keys stays readable.
+func marshalNoEscape(s string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
