@@ -24,7 +24,11 @@ func WriteText(w io.Writer, p *Plan) error {
 	if p.Kind == "drift" {
 		title = "Drift"
 	}
-	fmt.Fprintf(b, "%s for fabric %s%s\n\n", title, orDash(p.Intent.Fabric), commitNote(p.Intent))
+	fmt.Fprintf(b, "%s for fabric %s%s\n", title, orDash(p.Intent.Fabric), commitNote(p.Intent))
+	if p.Kind == "drift" {
+		b.WriteString("Changes read as running -> intent.\n")
+	}
+	b.WriteByte('\n')
 	for _, d := range p.Devices {
 		fmt.Fprintf(b, "%s (%s): %s\n", d.Device, deviceWhat(d), deviceHeadline(d))
 		for _, c := range d.Conflicts {
@@ -33,10 +37,11 @@ func WriteText(w io.Writer, p *Plan) error {
 		for _, c := range d.Changes {
 			writeChange(b, "  ", c)
 		}
-		for _, n := range d.Notes {
-			fmt.Fprintf(b, "  note: %s\n", n)
-		}
 		if len(d.Changes) > 0 || len(d.Conflicts) > 0 {
+			// Notes explain changes; on a clean device they are noise.
+			for _, n := range d.Notes {
+				fmt.Fprintf(b, "  note: %s\n", n)
+			}
 			b.WriteByte('\n')
 		}
 	}
@@ -100,11 +105,14 @@ func writeChange(b *strings.Builder, indent string, c devcfg.Change) {
 	}
 	switch c.Action {
 	case devcfg.Modify:
-		ctx := ""
 		if len(c.Parents) > 0 {
-			ctx = strings.Join(c.Parents, " > ") + " > "
+			// Tree lines carry their own key: "mtu 1500 -> mtu 9216".
+			fmt.Fprintf(b, "%s~ %s > %s -> %s%s\n", indent, strings.Join(c.Parents, " > "), c.Old, c.New, tag)
+		} else if c.Old == c.Path || strings.HasPrefix(c.Old, c.Path) {
+			fmt.Fprintf(b, "%s~ %s -> %s%s\n", indent, c.Old, c.New, tag)
+		} else {
+			fmt.Fprintf(b, "%s~ %s: %s -> %s%s\n", indent, c.Path, valueText(c.Old), valueText(c.New), tag)
 		}
-		fmt.Fprintf(b, "%s~ %s%s -> %s%s\n", indent, ctx, valueText(c.Old), valueText(c.New), tag)
 	case devcfg.Add:
 		fmt.Fprintf(b, "%s+ %s%s%s\n", indent, where, pathValue(c, c.New), tag)
 		writeBlock(b, indent+"    ", c.Block)
