@@ -42,23 +42,44 @@ func configDBPatch(current map[string]any, updates []devcfg.PathUpdate, deletes 
 	return ops, nil
 }
 
-// splitConfigDBPath splits "/TABLE/key/field". Segments may be escaped as
-// JSON pointers (~1 for "/"); an unescaped key that contains "/" (such as
+// splitConfigDBPath splits a config_db path, "/TABLE/key/field" or
+// "/TABLE/key", optionally behind a gNMI origin ("sonic-db:/..."). Elements
+// use gNMI path-string escapes ("\\/" for a '/' inside a key), the form
+// the sonic renderer writes; an unescaped key that contains "/" (such as
 // "Ethernet0|10.0.0.1/31") is rejoined, since table and field names never
 // contain one.
 func splitConfigDBPath(p string) ([]string, error) {
+	if i := strings.Index(p, ":/"); i > 0 && !strings.ContainsAny(p[:i], "/\\") {
+		p = p[i+1:]
+	}
 	if !strings.HasPrefix(p, "/") || len(p) < 2 {
 		return nil, fmt.Errorf("config_db path %q does not start with /TABLE", p)
 	}
-	segs := strings.Split(p[1:], "/")
+	var segs []string
+	var cur strings.Builder
+	for i := 1; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '\\':
+			if i+1 == len(p) {
+				return nil, fmt.Errorf("config_db path %q ends in an escape", p)
+			}
+			i++
+			cur.WriteByte(p[i])
+		case '/':
+			segs = append(segs, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	segs = append(segs, cur.String())
 	if len(segs) > 3 {
 		segs = []string{segs[0], strings.Join(segs[1:len(segs)-1], "/"), segs[len(segs)-1]}
 	}
-	for i, s := range segs {
+	for _, s := range segs {
 		if s == "" {
-			return nil, fmt.Errorf("config_db path %q has an empty segment", p)
+			return nil, fmt.Errorf("config_db path %q has an empty element", p)
 		}
-		segs[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
 	}
 	return segs, nil
 }

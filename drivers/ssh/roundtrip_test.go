@@ -1,7 +1,10 @@
 package ssh_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,6 +56,9 @@ type roundTrip struct {
 var roundTrips = []roundTrip{
 	{"leaf-nxos", sshsim.NXOS},
 	{"leaf-eos", sshsim.EOS},
+	{"leaf-junos", sshsim.Junos},
+	{"leaf-cumulus", sshsim.Cumulus},
+	{"leaf-sonic", sshsim.SONiC},
 }
 
 func openReal(t testing.TB, sim *sshsim.Sim, kh string, e *renderers.Entry, scope devcfg.Scope) drivers.Driver {
@@ -95,14 +101,31 @@ func startReal(t testing.TB, p sshsim.Personality, host string) (*sshsim.Sim, st
 var changeID = regexp.MustCompile(`rocefab-\d{8}-\d{6}-[0-9a-f]{6}`)
 
 // sent is what the driver typed, without the prompts it fetched with empty
-// lines and with the per-change name made stable.
+// lines and with the per-change name made stable. A patch file written in
+// base64 chunks is shown decoded, so the golden file can be reviewed.
 func sent(sim *sshsim.Sim) []byte {
 	var b strings.Builder
+	var chunks strings.Builder
 	for _, l := range sim.Received() {
 		if l == "" {
 			continue
 		}
-		b.WriteString(changeID.ReplaceAllString(l, "rocefab-ID") + "\n")
+		l = changeID.ReplaceAllString(l, "rocefab-ID")
+		if rest, ok := strings.CutPrefix(l, "echo "); ok && strings.Contains(rest, ".b64") {
+			chunk, _, _ := strings.Cut(rest, " ")
+			chunks.WriteString(chunk)
+			continue
+		}
+		if strings.HasPrefix(l, "base64 -d ") {
+			raw, err := base64.StdEncoding.DecodeString(chunks.String())
+			var pretty bytes.Buffer
+			if err != nil || json.Indent(&pretty, raw, "# ", "  ") != nil {
+				pretty.WriteString("# undecodable patch file")
+			}
+			b.WriteString("# echo ... > file.b64, decoded:\n# " + pretty.String() + "\n")
+			chunks.Reset()
+		}
+		b.WriteString(l + "\n")
 	}
 	return []byte(b.String())
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -50,7 +51,8 @@ type Options struct {
 	// production switch carries (other interfaces, users, class-maps...).
 	Blank bool
 	// Ports is how many front-panel ports the device has (default 64 for
-	// NX-OS and EOS, 32 otherwise).
+	// NX-OS and EOS, 48 otherwise); the foreign configuration sits on the
+	// last ones.
 	Ports int
 	// Now is the device clock; default time.Now.
 	Now    func() time.Time
@@ -101,6 +103,7 @@ type Sim struct {
 	closed   bool
 	counters map[string]*Counters
 	sessions int
+	authTries int
 }
 
 // personality is one device's command language and state. Every method
@@ -143,6 +146,7 @@ type session struct {
 	// Junos.
 	junosMode      string // "", "private", "exclusive", "shared"
 	junosCandidate []string
+	junosBase      []string // what a private candidate was copied from
 
 	// SONiC and NVUE shells.
 	cwd string
@@ -163,7 +167,7 @@ func Start(opt Options) (*Sim, error) {
 		opt.Logger = zap.NewNop()
 	}
 	if opt.Ports <= 0 {
-		opt.Ports = 32
+		opt.Ports = 48
 		if opt.Personality == NXOS || opt.Personality == EOS {
 			opt.Ports = 64
 		}
@@ -251,6 +255,9 @@ func Start(opt Options) (*Sim, error) {
 }
 
 func (s *Sim) authOK(user string) bool {
+	s.mu.Lock()
+	s.authTries++
+	s.mu.Unlock()
 	if s.currentFaults().RefuseAuth {
 		return false
 	}
@@ -348,6 +355,34 @@ func (s *Sim) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sessions
+}
+
+// AuthAttempts counts authentication attempts (password, key, none-less
+// keyboard-interactive) the server judged.
+func (s *Sim) AuthAttempts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.authTries
+}
+
+// Checkpoints lists the device's configuration checkpoints (NX-OS
+// `checkpoint`, SONiC `config checkpoint`), sorted.
+func (s *Sim) Checkpoints() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var names []string
+	switch d := s.dev.(type) {
+	case *iosDevice:
+		for n := range d.checkpoints {
+			names = append(names, n)
+		}
+	case *sonicDevice:
+		for n := range d.checkpoints {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // AddCounters adds to a port's PFC/ECN counters, on top of the movement the
