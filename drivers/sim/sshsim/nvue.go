@@ -484,4 +484,3 @@ func nvueUnset(tree map[string]any, w []string) {
 		delete(chain[i-1], w[i-1])
 	}
 }
-

@@ -94,15 +94,15 @@ type Sim struct {
 	ln     net.Listener
 	hostPK gossh.PublicKey
 
-	mu       sync.Mutex
-	dev      personality
-	faults   Faults
-	received []string
-	conns    map[*gossh.ServerConn]struct{}
-	timers   map[*time.Timer]struct{}
-	closed   bool
-	counters map[string]*Counters
-	sessions int
+	mu        sync.Mutex
+	dev       personality
+	faults    Faults
+	received  []string
+	conns     map[*gossh.ServerConn]struct{}
+	timers    map[*time.Timer]struct{}
+	closed    bool
+	counters  map[string]*Counters
+	sessions  int
 	authTries int
 }
 
