@@ -83,6 +83,15 @@ func WriteMarkdown(w io.Writer, p *Plan) error {
 				writeDiffLines(b, c)
 			}
 			b.WriteString("```\n")
+			for _, c := range d.Changes {
+				if c.Disruption == devcfg.TrafficAffecting {
+					fmt.Fprintf(b, "- traffic-affecting: `%s`", c.Where())
+					if c.Reason != "" {
+						fmt.Fprintf(b, " (%s)", c.Reason)
+					}
+					b.WriteByte('\n')
+				}
+			}
 		}
 		for _, n := range d.Notes {
 			fmt.Fprintf(b, "\n_note: %s_\n", n)
