@@ -13,12 +13,13 @@
 // without fields (PORTCHANNEL_MEMBER) is "sonic-db:/TABLE/key" = {}.
 // Values are JSON strings, as config_db holds them.
 //
-// Transports: over gnmi (the default) the driver sends the paths with
-// origin "sonic-db" (sonic-gnmi serves CONFIG_DB there; images that want
-// it as a target take prefix target "CONFIG_DB" with the same elements),
-// and Fetch hands Parse the flat JSON object of leaf path → value. Over
-// ssh the driver turns each path into the RFC 6901 JSON Pointer
-// "/TABLE/key/field" ("~1" for '/', "~0" for '~') of a JSON patch for
-// `sudo config apply-patch`, inside `config checkpoint` / `config
-// rollback`, and Parse reads `show runningconfiguration all`.
+// Transports: over gnmi (the default) Platform.GNMI says origin
+// "sonic-db", target "CONFIG_DB", document form: the driver sends each path
+// as those three elements under that origin and target, and Fetch hands
+// Parse the origin's config_db document. Over ssh the driver turns each
+// path into the RFC 6901 JSON Pointer "/TABLE/key/field" ("~1" for '/',
+// "~0" for '~') of a JSON patch for `sudo config apply-patch`, inside
+// `config checkpoint` / `config rollback`, and Parse reads `show
+// runningconfiguration all`. Parse also takes the flat gNMI leaf form
+// {"sonic-db:/TABLE/key/field": "value"}.
 package sonic

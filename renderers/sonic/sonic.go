@@ -74,6 +74,9 @@ func Attributes() renderers.Attributes {
 			Syntax:      devcfg.Syntax{Style: devcfg.StylePaths},
 			Parse:       Parse,
 			Normalise:   Normalise,
+			// Over gnmi: origin sonic-db, target CONFIG_DB; Fetch hands
+			// Parse the origin's config_db document.
+			GNMI: devcfg.GNMIMapping{Origin: Origin, Target: "CONFIG_DB", Document: true},
 		},
 		Transports:          []string{"gnmi", "ssh"},
 		MTUCeiling:          MTUCeiling,
