@@ -164,6 +164,37 @@ type HostReport struct {
 	Notes      []string `json:"notes,omitempty"`
 }
 
+// Changes lists what a plan would change (pending settings) or an apply
+// changed, as devcfg changes for the fleet plan. MTU, PFC, pause, trust and
+// DCBX changes are traffic-affecting: the NIC relinks or reprograms its
+// queues.
+func (r *HostReport) Changes() []devcfg.Change {
+	var out []devcfg.Change
+	for _, s := range r.Settings {
+		if s.Status != StatusPending && s.Status != StatusChanged {
+			continue
+		}
+		c := devcfg.Change{Action: devcfg.Modify, Path: s.Path, Old: s.Current, New: s.Want}
+		if s.Current == "" || s.Current == "absent" || strings.HasPrefix(s.Current, "not set") {
+			c.Action, c.Old = devcfg.Add, ""
+		}
+		for _, k := range []struct{ key, why string }{
+			{"/mtu", "an MTU change relinks the NIC and drops frames in flight"},
+			{"/pfc/", "a PFC change reprograms the NIC's priority queues"},
+			{"/pause", "changing 802.3x pause renegotiates flow control on the link"},
+			{"/trust", "a trust change reclassifies all traffic of the NIC"},
+			{"/dcbx", "a DCBX mode change hands DCB to another agent"},
+		} {
+			if strings.Contains(s.Path, k.key) {
+				c.Disruption, c.Reason = devcfg.TrafficAffecting, k.why
+				break
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // Failed reports whether any setting failed or was rolled back, or the
 // command itself failed.
 func (r *HostReport) Failed() bool {
@@ -183,12 +214,13 @@ func Encode(v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// Header returns the envelope; answer types that embed Envelope get it too,
+// so Encode can fill their schema version.
+func (e *Envelope) Header() *Envelope { return e }
+
 func envelopeOf(v any) *Envelope {
-	switch t := v.(type) {
-	case *Envelope:
-		return t
-	case *HostReport:
-		return &t.Envelope
+	if h, ok := v.(interface{ Header() *Envelope }); ok {
+		return h.Header()
 	}
 	return nil
 }

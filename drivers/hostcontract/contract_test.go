@@ -220,3 +220,36 @@ func FuzzDecodeHostReport(f *testing.F) {
 		}
 	})
 }
+
+type otherAnswer struct {
+	Envelope
+	Checks []string `json:"checks"`
+}
+
+func TestEncodeFillsVersionOfEmbeddingTypes(t *testing.T) {
+	data, err := Encode(&otherAnswer{Envelope: Envelope{Kind: KindDoctor, Host: "h"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back otherAnswer
+	if err := Decode(data, KindDoctor, &back); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+}
+
+func TestChanges(t *testing.T) {
+	r := &HostReport{Settings: []Setting{
+		{Path: "nic/e/mtu", Want: "9000", Current: "1500", Status: StatusPending},
+		{Path: "nic/e/app/sel5/26", Want: "3", Current: "absent", Status: StatusChanged},
+		{Path: "nic/e/ecn/roce_np/enable/3", Want: "1", Current: "1", Status: StatusOK},
+		{Path: "nic/e/pfc/enable", Want: "0x08", Status: StatusUnsupported},
+	}}
+	got := r.Changes()
+	want := []devcfg.Change{
+		{Action: devcfg.Modify, Path: "nic/e/mtu", Old: "1500", New: "9000", Disruption: devcfg.TrafficAffecting, Reason: "an MTU change relinks the NIC and drops frames in flight"},
+		{Action: devcfg.Add, Path: "nic/e/app/sel5/26", New: "3"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+}
