@@ -61,6 +61,7 @@ func codedf(code, format string, args ...any) error {
 type decoder struct {
 	file  string
 	diags *Diagnostics
+	types typeCache
 	// budget bounds the values decoded, so aliases that expand one anchor
 	// many times over cannot blow a small document up (a "billion laughs").
 	budget    int
@@ -69,8 +70,48 @@ type decoder struct {
 
 // newDecoder sizes the budget from the document: without aliases every
 // node is decoded a few times at most (a pointer, then its value).
-func newDecoder(file string, diags *Diagnostics, root *yaml.Node) *decoder {
-	return &decoder{file: file, diags: diags, budget: 8*countNodes(root) + 10000}
+func newDecoder(file string, diags *Diagnostics, root *yaml.Node, types typeCache) *decoder {
+	return &decoder{file: file, diags: diags, types: types, budget: 8*countNodes(root) + 10000}
+}
+
+// typeCache holds what the decoder reads from struct tags, once per type
+// rather than once per object: large intents have tens of thousands.
+type typeCache map[reflect.Type]*structInfo
+
+type structInfo struct {
+	src      int // index of the Src field, or -1
+	fields   map[string]*fieldInfo
+	required []string // sorted
+}
+
+type fieldInfo struct {
+	index []int
+	enum  []string // allowed values, if the field is an enumeration
+}
+
+func (c typeCache) info(t reflect.Type) *structInfo {
+	if si, ok := c[t]; ok {
+		return si
+	}
+	si := &structInfo{src: -1, fields: map[string]*fieldInfo{}}
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Type == srcType {
+			si.src = i
+		}
+	}
+	for name, f := range schemaFields(t) {
+		fi := &fieldInfo{index: f.Index}
+		if e := f.Tag.Get("enum"); e != "" {
+			fi.enum = strings.Split(e, "|")
+		}
+		if f.Tag.Get("rf") == "required" {
+			si.required = append(si.required, name)
+		}
+		si.fields[name] = fi
+	}
+	sort.Strings(si.required)
+	c[t] = si
+	return si
 }
 
 // countNodes counts the nodes of a document without following aliases.
@@ -254,60 +295,61 @@ func resolveAlias(n *yaml.Node) *yaml.Node {
 }
 
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
-	t := v.Type()
+	si := d.types.info(v.Type())
 	var src *Src
-	if i, ok := srcIndex(t); ok {
-		src = v.Field(i).Addr().Interface().(*Src)
+	if si.src >= 0 {
+		src = v.Field(si.src).Addr().Interface().(*Src)
 		src.loc = d.loc(n, field)
-		src.fields = map[string]Loc{}
+		src.fields = make(map[string]Loc, len(n.Content)/2)
 	}
-	known := schemaFields(t)
 	if n.Kind != yaml.MappingNode {
 		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-			d.checkRequired(n, known, nil, field)
+			d.checkRequired(n, si, nil, field)
 			return
 		}
 		d.diags.Errorf(d.loc(n, field), CodeWrongType, "expected a mapping, got %s", kindName(n))
 		return
 	}
-	seen := map[string]*yaml.Node{}
+	// Known keys are recorded in src.fields as they are decoded, which
+	// also finds duplicates; unknown ones only need a map when there are any.
+	seen := src.fields
+	if src == nil {
+		seen = map[string]Loc{}
+	}
+	var unknown map[string]int
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		name := k.Value
 		childField := joinField(field, name)
-		if prev, dup := seen[name]; dup {
-			d.diags.Errorf(d.loc(k, childField), CodeDuplicateKey, "duplicate key %q (first at line %d)", name, prev.Line)
+		prev, dup := seen[name].Line, seen[name].Line != 0
+		if !dup {
+			prev, dup = unknown[name]
+		}
+		if dup {
+			d.diags.Errorf(d.loc(k, childField), CodeDuplicateKey, "duplicate key %q (first at line %d)", name, prev)
 			continue
 		}
-		seen[name] = k
-		sf, ok := known[name]
+		fi, ok := si.fields[name]
 		if !ok {
+			if unknown == nil {
+				unknown = map[string]int{}
+			}
+			unknown[name] = k.Line
 			if k.Tag == "!!merge" {
 				d.diags.Errorf(d.loc(k, childField), CodeUnknownField, "YAML merge keys (<<) are not supported; share attributes with groups")
 				continue
 			}
-			d.diags.Errorf(d.loc(k, childField), CodeUnknownField, "unknown field %q%s", name, suggest(name, known))
+			d.diags.Errorf(d.loc(k, childField), CodeUnknownField, "unknown field %q%s", name, suggest(name, si.fields))
 			continue
 		}
-		if src != nil {
-			src.fields[name] = d.loc(k, childField)
-		}
-		fv := v.FieldByIndex(sf.Index)
+		seen[name] = d.loc(k, childField)
+		fv := v.FieldByIndex(fi.index)
 		d.decode(val, fv, childField)
-		if allowed := sf.Tag.Get("enum"); allowed != "" {
-			d.checkEnum(val, fv, allowed, childField)
+		if fi.enum != nil {
+			d.checkEnum(val, fv, fi.enum, childField)
 		}
 	}
-	d.checkRequired(n, known, seen, field)
-}
-
-func srcIndex(t reflect.Type) (int, bool) {
-	for i := 0; i < t.NumField(); i++ {
-		if t.Field(i).Type == srcType {
-			return i, true
-		}
-	}
-	return 0, false
+	d.checkRequired(n, si, seen, field)
 }
 
 // schemaFields maps YAML names to struct fields, flattening ",inline" ones.
@@ -332,23 +374,15 @@ func schemaFields(t reflect.Type) map[string]reflect.StructField {
 	return out
 }
 
-func (d *decoder) checkRequired(n *yaml.Node, known map[string]reflect.StructField, seen map[string]*yaml.Node, field string) {
-	var missing []string
-	for name, f := range known {
-		if f.Tag.Get("rf") != "required" {
-			continue
-		}
+func (d *decoder) checkRequired(n *yaml.Node, si *structInfo, seen map[string]Loc, field string) {
+	for _, name := range si.required {
 		if _, ok := seen[name]; !ok {
-			missing = append(missing, name)
+			d.diags.Errorf(d.loc(n, joinField(field, name)), CodeMissing, "required field %q is missing", name)
 		}
-	}
-	sort.Strings(missing)
-	for _, name := range missing {
-		d.diags.Errorf(d.loc(n, joinField(field, name)), CodeMissing, "required field %q is missing", name)
 	}
 }
 
-func (d *decoder) checkEnum(n *yaml.Node, v reflect.Value, allowed, field string) {
+func (d *decoder) checkEnum(n *yaml.Node, v reflect.Value, opts []string, field string) {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return
@@ -358,7 +392,6 @@ func (d *decoder) checkEnum(n *yaml.Node, v reflect.Value, allowed, field string
 	if v.Kind() != reflect.String {
 		return
 	}
-	opts := strings.Split(allowed, "|")
 	for _, o := range opts {
 		if v.String() == o {
 			return
@@ -422,7 +455,7 @@ func describe(n *yaml.Node) string {
 }
 
 // suggest names the closest known field, for typos.
-func suggest(name string, known map[string]reflect.StructField) string {
+func suggest(name string, known map[string]*fieldInfo) string {
 	best, bestDist := "", 3
 	var names []string
 	for k := range known {

@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -51,15 +53,9 @@ func Load(paths ...string) (*Fabric, Diagnostics) {
 		return nil, diags
 	}
 	var docs []*Document
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			diags.Errorf(Loc{File: f}, CodeNoInput, "%v", err)
-			continue
-		}
-		ds, fileDiags := Parse(f, data)
-		diags = append(diags, fileDiags...)
-		docs = append(docs, ds...)
+	for _, p := range parseFiles(files) {
+		diags = append(diags, p.diags...)
+		docs = append(docs, p.docs...)
 	}
 	fab := merge(files, docs, &diags)
 	diags.Sort()
@@ -99,8 +95,47 @@ func intentFiles(p string) ([]string, error) {
 	return out, err
 }
 
+type parsedFile struct {
+	docs  []*Document
+	diags Diagnostics
+}
+
+// parseFiles reads and decodes files on every CPU: a large fabric is split
+// into many files, and YAML parsing is most of the time it takes to load.
+// Results keep the files' order, so merging stays deterministic.
+func parseFiles(files []string) []parsedFile {
+	out := make([]parsedFile, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			types := typeCache{} // one per goroutine: a map is not safe to share
+			for i := range next {
+				data, err := os.ReadFile(files[i])
+				if err != nil {
+					out[i].diags.Errorf(Loc{File: files[i]}, CodeNoInput, "%v", err)
+					continue
+				}
+				out[i].docs, out[i].diags = parse(files[i], data, types)
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
 // Parse decodes every YAML document in one file.
 func Parse(file string, data []byte) ([]*Document, Diagnostics) {
+	return parse(file, data, typeCache{})
+}
+
+func parse(file string, data []byte, types typeCache) ([]*Document, Diagnostics) {
 	var diags Diagnostics
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*Document
@@ -118,7 +153,7 @@ func Parse(file string, data []byte) ([]*Document, Diagnostics) {
 			continue
 		}
 		doc := &Document{}
-		d := newDecoder(file, &diags, &root)
+		d := newDecoder(file, &diags, &root, types)
 		d.decode(root.Content[0], reflect.ValueOf(doc).Elem(), "")
 		if doc.APIVersion != "" && doc.APIVersion != APIVersion {
 			diags.Errorf(doc.At("apiVersion"), CodeAPIVersion, "apiVersion %q is not supported (want %s)", doc.APIVersion, APIVersion)
@@ -217,6 +252,17 @@ func merge(files []string, docs []*Document, diags *Diagnostics) *Fabric {
 		*prev = &at
 		return true
 	}
+	var nGroups, nSwitches, nHosts, nLinks int
+	for _, doc := range docs {
+		nGroups += len(doc.Spec.Groups)
+		nSwitches += len(doc.Spec.Switches)
+		nHosts += len(doc.Spec.Hosts)
+		nLinks += len(doc.Spec.Links)
+	}
+	fab.Groups = withCap[GroupSpec](nGroups)
+	fab.Switches = withCap[SwitchSpec](nSwitches)
+	fab.Hosts = withCap[HostSpec](nHosts)
+	fab.Links = withCap[LinkSpec](nLinks)
 	for _, doc := range docs {
 		if doc.Metadata.Name != "" {
 			if nameAt == nil || fab.Name == doc.Metadata.Name {
@@ -276,7 +322,7 @@ func checkSecrets(fab *Fabric, diags *Diagnostics) {
 // checkUniqueNames rejects a device or group defined twice, in one file or
 // across files.
 func checkUniqueNames(fab *Fabric, diags *Diagnostics) {
-	seen := map[string]Loc{}
+	seen := make(map[string]Loc, len(fab.Switches)+len(fab.Hosts))
 	check := func(kind, name string, at Loc) {
 		if name == "" {
 			return

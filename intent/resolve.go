@@ -251,9 +251,12 @@ func Resolve(f *Fabric) (*Resolved, Diagnostics) {
 	r := &Resolved{
 		Name:         f.Name,
 		Files:        f.Files,
-		Groups:       map[string]*GroupSpec{},
-		switchByName: map[string]*Switch{},
-		hostByName:   map[string]*Host{},
+		Groups:       make(map[string]*GroupSpec, len(f.Groups)),
+		Switches:     withCap[*Switch](len(f.Switches)),
+		Hosts:        withCap[*Host](len(f.Hosts)),
+		Links:        withCap[Link](len(f.Links)),
+		switchByName: make(map[string]*Switch, len(f.Switches)),
+		hostByName:   make(map[string]*Host, len(f.Hosts)),
 	}
 	r.Policy = defaultPolicy(f)
 	r.Policy.apply(f.Lossless)
@@ -502,6 +505,11 @@ func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
 	if sw.Policy.VLAN != 0 {
 		defaultMode = "trunk"
 	}
+	nPorts := 0
+	for _, ps := range s.Ports {
+		nPorts += len(ps.Names.Names)
+	}
+	sw.Ports = withCap[Port](nPorts)
 	for _, ps := range s.Ports {
 		mode := ps.Mode
 		if mode == "" {
@@ -653,6 +661,15 @@ func resolveProbe(s *ProbeSpec, p Policy) Probe {
 		out.MaxLossPercent = *s.MaxLossPercent
 	}
 	return out
+}
+
+// withCap is an empty slice with room for n, or nil when n is 0, so an
+// absent list stays nil.
+func withCap[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, 0, n)
 }
 
 func mapKeys[V any](m map[string]V) []string {

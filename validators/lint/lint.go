@@ -317,7 +317,7 @@ func (c *checker) addresses() {
 		name string
 		at   intent.Loc
 	}
-	seen := map[string]owner{}
+	seen := make(map[string]owner, len(c.r.Switches)+len(c.r.Hosts))
 	check := func(name string, a intent.Address, defPort int, at intent.Loc) {
 		if a.Host == "" {
 			return
@@ -342,7 +342,7 @@ func (c *checker) addresses() {
 }
 
 func (c *checker) cabling() {
-	cabled := map[string]intent.Loc{}
+	cabled := make(map[string]intent.Loc, 2*len(c.r.Links))
 	mark := func(e intent.Endpoint, at intent.Loc) {
 		key := e.String()
 		if prev, dup := cabled[key]; dup {
