@@ -285,7 +285,7 @@ func (d *Driver) sendChecked(ctx context.Context, step, line string, errs []stri
 		return "", d.fail(step, line, "", classifyOp(err))
 	}
 	if e := failure(r.Result, errs); e != "" {
-		return r.Result, d.fail(step, line, deviceMessage(r.Result), drivers.ErrRejected)
+		return r.Result, d.fail(step, line, deviceMessage(r.Result, errs), drivers.ErrRejected)
 	}
 	return r.Result, nil
 }
@@ -342,7 +342,7 @@ func (d *Driver) readCommand(ctx context.Context, step, line string) (string, er
 		}
 	}
 	if e := failure(head, d.errs); e != "" {
-		return "", d.fail(step, line, deviceMessage(head), drivers.ErrRejected)
+		return "", d.fail(step, line, deviceMessage(head, d.errs), drivers.ErrRejected)
 	}
 	return out, nil
 }

@@ -63,18 +63,27 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// deviceMessage keeps the meaningful lines of a device's error output: no
-// caret markers, no Junos "[edit]" context lines.
-func deviceMessage(out string) string {
-	var keep []string
+// deviceMessage keeps what a device said about an error: its output from
+// the first line carrying an error string on (all of it if none does),
+// without caret markers, Junos "[edit]" context lines or usage help.
+func deviceMessage(out string, errs []string) string {
+	var meaningful []string
+	first := -1
 	for _, l := range strings.Split(out, "\n") {
 		t := strings.TrimSpace(l)
-		if t == "" || strings.Trim(t, "^ ") == "" || t == "[edit]" || strings.HasPrefix(t, "[edit ") {
+		if t == "" || strings.Trim(t, "^ ") == "" || t == "[edit]" || strings.HasPrefix(t, "[edit ") ||
+			strings.HasPrefix(t, "Usage:") || strings.HasPrefix(t, "Try \"") {
 			continue
 		}
-		keep = append(keep, t)
+		if first < 0 && failure(t, errs) != "" {
+			first = len(meaningful)
+		}
+		meaningful = append(meaningful, t)
 	}
-	return strings.Join(keep, " / ")
+	if first > 0 {
+		meaningful = meaningful[first:]
+	}
+	return strings.Join(meaningful, " / ")
 }
 
 // failure returns the first error string found in the output.

@@ -86,7 +86,7 @@ func (d *Driver) junosOnPending(ctx context.Context, step, id string, lines ...s
 		return err
 	}
 	if !junosCommitPending(out) {
-		return d.fail(step, "", deviceMessage(firstLine(out)), fmt.Errorf("%w: no commit is waiting for confirmation; the device already rolled back change %s", drivers.ErrRejected, id))
+		return d.fail(step, "", firstLine(out), fmt.Errorf("%w: no commit is waiting for confirmation; the device already rolled back change %s", drivers.ErrRejected, id))
 	}
 	if _, err := d.send(ctx, step, "configure exclusive"); err != nil {
 		return err

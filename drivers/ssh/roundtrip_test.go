@@ -86,7 +86,13 @@ func openReal(t testing.TB, sim *sshsim.Sim, kh string, e *renderers.Entry, scop
 
 func startReal(t testing.TB, p sshsim.Personality, host string) (*sshsim.Sim, string) {
 	t.Helper()
-	sim, err := sshsim.Start(sshsim.Options{Personality: p, Hostname: host, Username: "rocefab", Password: "s3cret-pw"})
+	return startRealWith(t, sshsim.Options{Personality: p, Hostname: host})
+}
+
+func startRealWith(t testing.TB, opt sshsim.Options) (*sshsim.Sim, string) {
+	t.Helper()
+	opt.Username, opt.Password = "rocefab", "s3cret-pw"
+	sim, err := sshsim.Start(opt)
 	if err != nil {
 		t.Fatal(err)
 	}

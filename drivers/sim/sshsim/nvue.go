@@ -68,7 +68,14 @@ func (d *nvueDevice) invalid(_ *session, line string) string {
 
 func (d *nvueDevice) pending() bool { return d.confirmStop != nil }
 
-func (d *nvueDevice) config() string { return d.show(d.applied) }
+// config leaves out the header, whose rev-id moves with every apply.
+func (d *nvueDevice) config() string {
+	out := d.show(d.applied)
+	if i := strings.Index(out, "\n  {\n    \"set\""); i > 0 {
+		return "[" + out[i:]
+	}
+	return out
+}
 
 func (d *nvueDevice) showRunning() string { return d.show(d.applied) }
 
