@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"regexp"
 	"slices"
@@ -227,5 +228,48 @@ func TestE2ENoResponder(t *testing.T) {
 	fs := findingsWith(rep, CodeNoResponder)
 	if rep.Pass() || len(fs) != 1 || fs[0].Pair != "host-a -> host-b" || fs[0].Message != "no probe responder answered at host-b" {
 		t.Fatalf("verdict %s findings %+v", rep.Verdict, rep.Findings)
+	}
+}
+
+// `probe serve` on host A, then `probe run` on the same host: the run goes
+// through the server's control socket and its endpoint in A's namespace.
+// The test calls Run from the test's own namespace, which has no route to
+// B, so a passing verdict proves the server did the work; a second server
+// is refused by name rather than with "address in use".
+func TestE2ERunThroughServe(t *testing.T) {
+	netnstest.Require(t)
+	t.Parallel()
+	l := netnstest.NewLine(t, netnstest.LineOptions{})
+	pol := e2ePolicy()
+	nsEndpoint(t, l.B, EndpointConfig{Policy: pol})
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- l.A.Do(func() error { return Serve(ctx, EndpointConfig{Policy: pol, RunDir: dir}) }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	waitControl(t, dir)
+
+	rep, err := Run(context.Background(), RunConfig{Targets: []Target{{Name: "host-b", Addr: l.BAddr}}, Policy: pol,
+		From: "host-a", Endpoint: EndpointConfig{RunDir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Pass() || rep.Pairs[0].Measurements.Received != pol.Count {
+		t.Fatalf("run through the server: %s %v", rep.Verdict, rep.Findings)
+	}
+	err = l.A.Do(func() error { return Serve(context.Background(), EndpointConfig{Policy: pol, RunDir: dir}) })
+	if !errors.Is(err, ErrServerRunning) {
+		t.Fatalf("second server on the host: %v", err)
+	}
+	// Even without the control socket dir, a second endpoint on the port
+	// gets the probe's own error, not a raw EADDRINUSE.
+	err = l.A.Do(func() error { _, err := NewEndpoint(EndpointConfig{Policy: pol}); return err })
+	if !errors.Is(err, ErrPortInUse) {
+		t.Fatalf("second endpoint: %v", err)
 	}
 }

@@ -227,7 +227,7 @@ func (s *session) fill(m *Measurements, st responderStats, statsErr error) {
 	rv := &m.Reverse
 	rv.Received = s.rev.received
 	rv.ICRCErrors = s.rev.icrcErrors
-	rv.Duplicates = s.rev.dups
+	rv.Duplicates = s.rev.dups // refined below when the responder's count is known
 	rv.Reordered = s.rev.reordered
 	rv.DSCPReceived = dscpHist(s.rev.dscp[:])
 	rv.ECNReceived = ecnHist(s.rev.ecn[:])
@@ -257,6 +257,7 @@ func (s *session) fill(m *Measurements, st responderStats, statsErr error) {
 	m.CEFraction = fraction(int(st.CE), int(st.Received))
 	rv.Sent = int(st.RepliesSent)
 	rv.LossPercent = percent(rv.Sent-rv.Received, rv.Sent)
+	rv.Duplicates = max(0, rv.Received-rv.Sent)
 	rv.DSCPSent, rv.ECNSent = st.ReplyTOS>>2, ECN(st.ReplyTOS&3)
 	m.CNPsSent, m.CNPsRateLimited, m.CNPDSCPSent = int(st.CNPsSent), int(st.CNPsRateLimited), st.CNPTOS>>2
 	m.RepliesRateLimited = int(st.RepliesRateLimited)

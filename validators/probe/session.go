@@ -43,10 +43,10 @@ type sendRec struct {
 // revStats counts what came back on the reverse path.
 type revStats struct {
 	received   int // ACK and READ response packets for data requests
+	dups       int // of which repeated an acknowledgement already received
 	icrcErrors int
 	ce         int
 	naks       int
-	dups       int
 	reordered  int
 	cnps       int
 	unexpected int
@@ -204,16 +204,22 @@ func (s *session) receive(m *transport.Message, p *wire.Packet, icrcOK bool) {
 }
 
 // countReply books a reply to a data request for the reverse direction.
+// Every reply packet counts as received, a repeated one too: the responder
+// legitimately ACKs a duplicated or late request again, and counts that
+// reply as sent. Reverse duplicates are what arrives beyond what was sent.
 func (s *session) countReply(psn uint32, r *sendRec, dscp, ecn uint8) {
-	if r.acked && r.kind != recSweepRead {
-		s.rev.dups++ // the same acknowledgement again
-		return
+	repeat := r.acked && r.kind != recSweepRead
+	if repeat {
+		s.rev.dups++
 	}
 	s.rev.received++
 	s.rev.dscp[dscp]++
 	s.rev.ecn[ecn]++
 	if ECN(ecn) == CE {
 		s.rev.ce++
+	}
+	if repeat {
+		return
 	}
 	if s.rev.seenAny {
 		if back := (s.rev.highest - psn) & psnMask; back != 0 && back < psnHalf {

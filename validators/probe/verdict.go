@@ -311,7 +311,8 @@ func sweepString(ps []SizeProbe, dir string) string {
 			mark = "lost"
 		}
 		if dir == "both directions" {
-			parts = append(parts, fmt.Sprintf("%s %d %s", p.Direction[:3], p.Size, mark))
+			short := map[string]string{"forward": "fwd", "reverse": "rev"}[p.Direction]
+			parts = append(parts, fmt.Sprintf("%s %d %s", short, p.Size, mark))
 		} else {
 			parts = append(parts, fmt.Sprintf("%d %s", p.Size, mark))
 		}

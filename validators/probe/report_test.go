@@ -1,0 +1,94 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rocefab/rocefab/internal/golden"
+)
+
+// sampleReport has a clean pair, a faulty one and an unreachable one.
+func sampleReport() *Report {
+	clean := cleanPair()
+	clean.To = "host-c"
+	bad := cleanPair()
+	m := &bad.Measurements
+	m.DSCPReceived = map[uint8]int{8: 300}
+	m.Received, m.LossPercent = 290, percent(10, 300)
+	m.ECNReceived = map[ECN]int{CE: 290}
+	m.CEMarked, m.CEFraction, m.CNPsSent, m.CNPsReceived, m.CNPDSCPReceived = 290, 1, 290, 290, map[uint8]int{48: 290}
+	m.PathMTU, m.PathMTUReverse = 1500, 1500
+	m.MTUProbes = []SizeProbe{{1280, "forward", true}, {1500, "forward", true}, {2048, "forward", false},
+		{1280, "reverse", true}, {1500, "reverse", true}, {2048, "reverse", false}}
+	gone := PairResult{From: "host-a", To: "host-d", Measurements: Measurements{
+		Error: "no probe responder answered at 198.51.100.9:4791 within 2s", IntentMTU: 9000, IPOverhead: 28}}
+	return NewReport([]PairResult{clean, bad, gone}, DefaultPolicy())
+}
+
+func TestReportGolden(t *testing.T) {
+	rep := sampleReport()
+	for _, tc := range []struct {
+		file  string
+		write func(*bytes.Buffer) error
+	}{
+		{"report.json", func(b *bytes.Buffer) error { return rep.WriteJSON(b) }},
+		{"report.txt", func(b *bytes.Buffer) error { return rep.WriteText(b) }},
+		{"report.md", func(b *bytes.Buffer) error { return rep.WriteMarkdown(b) }},
+	} {
+		var b bytes.Buffer
+		if err := tc.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", tc.file), b.Bytes())
+	}
+}
+
+func TestReportJSONShape(t *testing.T) {
+	rep := sampleReport()
+	if rep.Pass() || rep.FailedPairs() != 2 || rep.Pairs[0].Verdict != VerdictPass {
+		t.Fatalf("verdicts: %s, %d failed", rep.Verdict, rep.FailedPairs())
+	}
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadReport(bytes.NewReader(b.Bytes()))
+	if err != nil || !reflect.DeepEqual(back, rep) {
+		t.Fatalf("JSON round trip differs: %v", err)
+	}
+	// The keys the CLI and users script against.
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	pair := doc["pairs"].([]any)[1].(map[string]any)
+	meas := pair["measurements"].(map[string]any)
+	for _, k := range []string{"rttMicros", "sent", "received", "lossPercent", "reordered", "duplicates", "icrcErrors",
+		"dscpSent", "dscpReceived", "ecnSent", "ecnReceived", "ceFraction", "cnpsReceived", "pathMTU", "reverse"} {
+		if _, ok := meas[k]; !ok {
+			t.Errorf("measurements lack %q", k)
+		}
+	}
+	for _, k := range []string{"p50", "p90", "p99", "p99.9", "max"} {
+		if _, ok := meas["rttMicros"].(map[string]any)[k]; !ok {
+			t.Errorf("rttMicros lacks %q", k)
+		}
+	}
+	f := doc["findings"].([]any)[0].(map[string]any)
+	for _, k := range []string{"code", "severity", "pair", "measurement", "expected", "message"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("finding lacks %q", k)
+		}
+	}
+	if doc["schemaVersion"] != "rocefab.io/probe/v1" || pair["from"] != "host-a" || pair["to"] != "host-b" {
+		t.Errorf("header: %v %v %v", doc["schemaVersion"], pair["from"], pair["to"])
+	}
+	b.Reset()
+	b.WriteString(`{"schemaVersion":"rocefab.io/probe/v9"}`)
+	if _, err := ReadReport(&b); err == nil {
+		t.Error("unknown schema version accepted")
+	}
+}
