@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -50,7 +51,7 @@ func readAll(ctx context.Context, steps []*step) (out []hostcontract.Setting, er
 		st := s.setting
 		switch {
 		case err != nil && errors.Is(err, drivers.ErrUnsupported):
-			st.Status, st.Message = hostcontract.StatusUnsupported, err.Error()
+			st.Status, st.Message = hostcontract.StatusUnsupported, unsupportedMsg(err)
 		case err != nil:
 			st.Status, st.Message = hostcontract.StatusFailed, "read: "+err.Error()
 		case s.ok(cur):
@@ -93,7 +94,7 @@ func applyAll(ctx context.Context, log *zap.Logger, steps []*step) ([]hostcontra
 			err = s.write(ctx, s.setting.Want)
 		}
 		if err != nil && errors.Is(err, drivers.ErrUnsupported) {
-			settings[i].Status, settings[i].Message = hostcontract.StatusUnsupported, err.Error()
+			settings[i].Status, settings[i].Message = hostcontract.StatusUnsupported, unsupportedMsg(err)
 			continue
 		}
 		if ctx.Err() == nil {
@@ -150,6 +151,11 @@ func restore(ctx context.Context, log *zap.Logger, steps []*step, settings []hos
 		settings[i].Status = hostcontract.StatusRolledBack
 		settings[i].Message = fmt.Sprintf("restored %q because a later setting failed", prev)
 	}
+}
+
+// unsupportedMsg drops the sentinel's words, which the status already says.
+func unsupportedMsg(err error) string {
+	return strings.TrimPrefix(err.Error(), drivers.ErrUnsupported.Error()+": ")
 }
 
 func skipPending(settings []hostcontract.Setting) {
