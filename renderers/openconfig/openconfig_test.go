@@ -328,3 +328,27 @@ func TestParseErrors(t *testing.T) {
 		t.Fatalf("parsed %v", cfg.Paths)
 	}
 }
+
+func BenchmarkRender(b *testing.B) {
+	sw := basicSwitch(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (Renderer{}).Render(sw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRenderEncode(b *testing.B) {
+	sw := basicSwitch(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		cfg, err := Renderer{}.Render(sw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Encode(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -252,6 +252,27 @@ func TestYANGConstraints(t *testing.T) {
 	}
 }
 
+// TestYANGConstraintsExamples checks every SONiC switch of the examples.
+func TestYANGConstraintsExamples(t *testing.T) {
+	for _, scenario := range []string{"basic", "ai-cluster"} {
+		t.Run(scenario, func(t *testing.T) {
+			n := 0
+			for _, sw := range exampleSwitches(t, scenario) {
+				if sw.Platform != Name {
+					continue
+				}
+				n++
+				for _, err := range checkYANGConstraints(mustRender(t, sw).Paths) {
+					t.Errorf("%s: %v", sw.Name, err)
+				}
+			}
+			if n == 0 {
+				t.Fatalf("examples/%s has no SONiC switch", scenario)
+			}
+		})
+	}
+}
+
 // TestYANGConstraintsCatch proves each check fails on a broken config, so
 // the test above cannot pass vacuously.
 func TestYANGConstraintsCatch(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
-// exampleSwitch resolves examples/<scenario> and returns the named switch.
-func exampleSwitch(t testing.TB, scenario, name string) *intent.Switch {
+// exampleSwitches resolves examples/<scenario>, or skips when it is absent.
+func exampleSwitches(t testing.TB, scenario string) []*intent.Switch {
 	t.Helper()
 	dir := filepath.Join("..", "..", "examples", scenario)
 	if _, err := os.Stat(dir); err != nil {
@@ -30,11 +30,19 @@ func exampleSwitch(t testing.TB, scenario, name string) *intent.Switch {
 	if diags.HasErrors() {
 		t.Fatalf("resolve %s: %v", dir, diags.Err())
 	}
-	sw := res.Switch(name)
-	if sw == nil {
-		t.Fatalf("examples/%s has no switch %s", scenario, name)
+	return res.Switches
+}
+
+// exampleSwitch returns the named switch of examples/<scenario>.
+func exampleSwitch(t testing.TB, scenario, name string) *intent.Switch {
+	t.Helper()
+	for _, sw := range exampleSwitches(t, scenario) {
+		if sw.Name == name {
+			return sw
+		}
 	}
-	return sw
+	t.Fatalf("examples/%s has no switch %s", scenario, name)
+	return nil
 }
 
 // basicSwitch is leaf-sonic from examples/basic, copied so a test may edit it.
