@@ -1,0 +1,143 @@
+package history
+
+import (
+	"time"
+
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// RunSchema versions the JSON of a run.
+const RunSchema = "rocefab.io/agent-run/v1"
+
+// Kind is what a run did.
+type Kind string
+
+// Run kinds.
+const (
+	KindPlan   Kind = "plan"
+	KindDrift  Kind = "drift"
+	KindApply  Kind = "apply"
+	KindProbe  Kind = "probe"
+	KindReload Kind = "reload"
+)
+
+// Kinds lists every kind, for metrics and validation.
+var Kinds = []Kind{KindPlan, KindDrift, KindApply, KindProbe, KindReload}
+
+// Trigger is why a run started.
+type Trigger string
+
+// Triggers.
+const (
+	TriggerSchedule Trigger = "schedule"
+	TriggerCommit   Trigger = "commit"
+	TriggerManual   Trigger = "manual"
+)
+
+// Result is how a run ended.
+type Result string
+
+// Results. Success: nothing to report. Changes: the plan has changes or
+// devices drifted, nothing failed. Failure: a device could not be checked
+// or pushed, the intent was invalid or the probe failed. Cancelled: the
+// agent stopped during the run.
+const (
+	ResultSuccess   Result = "success"
+	ResultChanges   Result = "changes"
+	ResultFailure   Result = "failure"
+	ResultCancelled Result = "cancelled"
+)
+
+// Results lists every result, for metrics.
+var Results = []Result{ResultSuccess, ResultChanges, ResultFailure, ResultCancelled}
+
+// Run is one recorded run.
+type Run struct {
+	SchemaVersion string  `json:"schemaVersion"`
+	ID            string  `json:"id"`
+	Kind          Kind    `json:"kind"`
+	Trigger       Trigger `json:"trigger"`
+	Fabric        string  `json:"fabric,omitempty"`
+	// Commit is the git commit of the intent (empty for a folder outside
+	// git); Revision identifies the intent content in every case.
+	Commit   string    `json:"commit,omitempty"`
+	Revision string    `json:"revision,omitempty"`
+	Shard    string    `json:"shard,omitempty"`
+	Started  time.Time `json:"startedAt"`
+	Finished time.Time `json:"finishedAt"`
+	Result   Result    `json:"result"`
+	// Error is why the run as a whole failed (invalid intent, cancelled,
+	// a guardrail); device problems are in Devices.
+	Error   string  `json:"error,omitempty"`
+	Summary Summary `json:"summary"`
+
+	Devices  []Device    `json:"devices,omitempty"`
+	Findings []Finding   `json:"findings,omitempty"`
+	Pairs    []ProbePair `json:"pairs,omitempty"`
+}
+
+// Summary counts devices by status (plan/drift) or outcome (apply), and
+// changes.
+type Summary struct {
+	Devices  int            `json:"devices"`
+	ByStatus map[string]int `json:"byStatus,omitempty"`
+	Changes  int            `json:"changes"`
+	Findings int            `json:"findings,omitempty"`
+}
+
+// Device is one device's part of a run.
+type Device struct {
+	Device   string `json:"device"`
+	Kind     string `json:"kind,omitempty"` // switch or host
+	Platform string `json:"platform,omitempty"`
+	// Status is the compliance status (plan/drift) or the apply outcome.
+	Status    string            `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	Changes   []devcfg.Change   `json:"changes,omitempty"`
+	Conflicts []devcfg.Conflict `json:"conflicts,omitempty"`
+}
+
+// Finding is one validation diagnostic or probe finding.
+type Finding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	// Where is file:line:col and field for intent, the pair for the probe.
+	Where   string `json:"where,omitempty"`
+	Message string `json:"message"`
+}
+
+// ProbePair is one probed pair.
+type ProbePair struct {
+	From        string  `json:"from"`
+	To          string  `json:"to"`
+	Verdict     string  `json:"verdict"`
+	Reachable   bool    `json:"reachable"`
+	LossPercent float64 `json:"lossPercent"`
+	// RTT in microseconds.
+	RTTMeanMicros float64 `json:"rttMeanMicros"`
+	RTTP99Micros  float64 `json:"rttP99Micros"`
+	// RTTSamplesMicros, when the runner has them, feed the RTT histogram;
+	// they are not stored.
+	RTTSamplesMicros []float64 `json:"-"`
+}
+
+// Failed reports whether the run failed.
+func (r *Run) Failed() bool { return r.Result == ResultFailure }
+
+// Brief is the run without per-device details, as lists show it.
+func (r *Run) Brief() Run {
+	b := *r
+	b.Devices, b.Findings, b.Pairs = nil, nil, nil
+	return b
+}
+
+// DeviceState is the last known compliance state of a device.
+type DeviceState struct {
+	Device   string    `json:"device"`
+	Platform string    `json:"platform,omitempty"`
+	State    string    `json:"state"`
+	Since    time.Time `json:"since"`
+	Checked  time.Time `json:"checked"`
+	RunID    string    `json:"runId"`
+	Error    string    `json:"error,omitempty"`
+}
