@@ -1,0 +1,147 @@
+package ssh
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/drivers/sim/sshsim"
+)
+
+// flakyProxy resets the first `fail` connections before any SSH byte is
+// exchanged, then forwards to target: a device whose SSH daemon is
+// restarting.
+type flakyProxy struct {
+	ln       net.Listener
+	accepted atomic.Int32
+	wg       sync.WaitGroup
+}
+
+func newFlakyProxy(t *testing.T, target string, fail int32) *flakyProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &flakyProxy{ln: ln}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if p.accepted.Add(1) <= fail {
+				if tc, ok := c.(*net.TCPConn); ok {
+					_ = tc.SetLinger(0) // RST, not FIN
+				}
+				_ = c.Close()
+				continue
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(up, c); _ = up.Close() }()
+			go func() { _, _ = io.Copy(c, up); _ = c.Close() }()
+		}
+	}()
+	t.Cleanup(func() { _ = ln.Close(); p.wg.Wait() })
+	return p
+}
+
+func TestTransientConnectFailuresAreRetried(t *testing.T) {
+	sim, _ := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
+	cases := []struct {
+		name    string
+		fail    int32
+		retries int
+		ok      bool
+	}{
+		{"recovers within the retries", 2, 2, true},
+		{"gives up after the retries", 3, 2, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			proxy := newFlakyProxy(t, sim.Addr(), tc.fail)
+			kh := t.TempDir() + "/known_hosts"
+			opt := testOptions(sim, kh, nxosTest, nil)
+			opt.Address = proxy.ln.Addr().String()
+			opt.SSH.AcceptNew = true // the proxy's address is new
+			opt.Retries = tc.retries
+			err := openErr(t, opt)
+			if tc.ok != (err == nil) {
+				t.Fatalf("ok=%v, got %v", tc.ok, err)
+			}
+			if !tc.ok && !(errors.Is(err, drivers.ErrUnreachable) && errors.Is(err, drivers.ErrTransient)) {
+				t.Fatalf("want a transient unreachable error, got %v", err)
+			}
+			if got, want := proxy.accepted.Load(), int32(tc.retries+1); got != want && !tc.ok {
+				t.Fatalf("%d attempts, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	opt := drivers.Options{Device: "gone", Address: addr, Platform: nxosTest, SSH: drivers.SSHOptions{KnownHostsFile: t.TempDir() + "/kh", AcceptNew: true},
+		Timeout: time.Second, Retries: 1, Backoff: 10 * time.Millisecond}.WithDefaults()
+	err = openErr(t, opt)
+	if !errors.Is(err, drivers.ErrUnreachable) || !errors.Is(err, drivers.ErrTransient) {
+		t.Fatalf("want transient ErrUnreachable, got %v", err)
+	}
+}
+
+// TestSlowDevice: the device answers later than the per-call timeout. The
+// call fails as transient, and a fetch (safe to repeat) succeeds once the
+// device is fast again.
+func TestSlowDevice(t *testing.T) {
+	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
+	opt := testOptions(sim, kh, nxosTest, nil)
+	opt.Timeout = 300 * time.Millisecond
+	opt.Retries = 0
+	d := open(t, opt)
+	sim.SetFaults(sshsim.Faults{Delay: 3 * time.Second})
+	start := time.Now()
+	_, err := d.Fetch(testCtx(t))
+	if !errors.Is(err, drivers.ErrTransient) {
+		t.Fatalf("want a transient timeout, got %v", err)
+	}
+	if time.Since(start) >= 3*time.Second {
+		t.Fatalf("the call waited for the slow answer (%v): the timeout was not honoured", time.Since(start))
+	}
+	sim.SetFaults(sshsim.Faults{})
+	if _, err := d.Fetch(testCtx(t)); err != nil {
+		t.Fatalf("fetch once the device is fast again: %v", err)
+	}
+}
+
+func TestContextCancellation(t *testing.T) {
+	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
+	d := open(t, testOptions(sim, kh, nxosTest, nil))
+	sim.SetFaults(sshsim.Faults{Delay: 3 * time.Second})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := d.Fetch(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the context's error, got %v", err)
+	}
+	if time.Since(start) >= 3*time.Second {
+		t.Fatalf("the call waited for the slow answer (%v): cancellation was not honoured", time.Since(start))
+	}
+}
