@@ -198,6 +198,8 @@ func (s *Switch) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 		return p, nil
 	}
 	s.pending = p
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.timer = time.AfterFunc(opt.ConfirmWindow, func() {
 		if err := p.finish("rolled back: confirm window expired", true); err == nil {
 			s.opt.Logger.Warn("change not confirmed in time, rolled back", zap.String("device", s.opt.Device), zap.String("change", p.id), zap.Duration("window", opt.ConfirmWindow))

@@ -217,7 +217,7 @@ func (c *checker) vlan() {
 		c.add(CodeVLAN, Error, "%s tags RoCE with VLAN %d but %s is a %s port that takes untagged frames", c.who(), hostVLAN, c.peer(), c.s.Mode)
 	}
 	if c.p.Trust == "pcp" && c.s.Mode != "trunk" {
-		c.add(CodeTrust, Error, "%s trusts PCP but is a %s port, so frames from %s arrive untagged and carry no PCP", c.peer(), c.s.Mode, c.who())
+		c.add(CodeTrust, Error, "%s trusts PCP but is %s port, so frames from %s arrive untagged and carry no PCP", c.peer(), article(c.s.Mode), c.who())
 	}
 }
 
@@ -315,4 +315,12 @@ func CheckFabric(r *intent.Resolved, reg *renderers.Registry, hosts map[string]*
 	}
 	sortFindings(out)
 	return out, nil
+}
+
+// article puts "a" or "an" before a port mode.
+func article(mode string) string {
+	if mode != "" && strings.ContainsRune("aeiou", rune(mode[0])) {
+		return "an " + mode
+	}
+	return "a " + mode
 }

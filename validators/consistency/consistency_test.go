@@ -82,7 +82,7 @@ func TestMismatchedPairs(t *testing.T) {
 			CodeVLAN, Error, "leaf3 Ethernet1/7 is a routed port that takes untagged frames"},
 		{"pcp trust on an access port", func(n *devcfg.NICSettings) { n.Trust, n.App, n.VLAN, n.VLANNetdev = "pcp", nil, 0, "" },
 			func(s *SwitchPort) { s.Policy.Trust, s.Mode = "pcp", "access" },
-			CodeTrust, Error, "leaf3 Ethernet1/7 trusts PCP but is a access port, so frames from gpu07 ens1f0 arrive untagged"},
+			CodeTrust, Error, "leaf3 Ethernet1/7 trusts PCP but is an access port, so frames from gpu07 ens1f0 arrive untagged"},
 		{"reaction point off", func(n *devcfg.NICSettings) { n.ECNReactionPoint = []int{} }, nil,
 			CodeECN, Warning, "does not enable the DCQCN reaction point on it"},
 		{"notification point on another priority", func(n *devcfg.NICSettings) { n.ECNNotificationPoint = []int{4} }, nil,
