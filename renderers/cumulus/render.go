@@ -49,7 +49,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // Render renders the complete lossless configuration of the switch.
 func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	p := sw.Policy
-	out := devcfg.Paths{}
+	out := make(devcfg.Paths, 110+4*len(sw.Ports))
 	var notes []string
 	mapping := path("qos mapping", Profile)
 
@@ -220,23 +220,19 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
 		s.Paths = append(s.Paths, path("bridge domain", Bridge, "vlan", itoa(sw.Policy.VLAN)))
 	}
-	seen := map[string]bool{}
-	own := func(paths ...string) {
-		for _, p := range paths {
-			if !seen[p] {
-				seen[p] = true
-				s.Paths = append(s.Paths, p)
-			}
-		}
-	}
+	seen := make(map[string]bool, len(sw.Ports))
 	for _, port := range sw.Ports {
-		own(path("interface", port.Name, "qos pfc-watchdog"), path("interface", port.Name, "qos link-pause"))
+		s.Paths = append(s.Paths, path("interface", port.Name, "qos pfc-watchdog"), path("interface", port.Name, "qos link-pause"))
 		iface := port.Name
 		if port.LAG != "" {
-			own(path("interface", port.LAG, "bond member", port.Name))
+			s.Paths = append(s.Paths, path("interface", port.LAG, "bond member", port.Name))
 			iface = port.LAG
 		}
-		own(path("interface", iface, "link mtu"),
+		if seen[iface] {
+			continue
+		}
+		seen[iface] = true
+		s.Paths = append(s.Paths, path("interface", iface, "link mtu"),
 			path("interface", iface, "bridge domain", Bridge, "vlan"),
 			path("interface", iface, "bridge domain", Bridge, "access"))
 	}

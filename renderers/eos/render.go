@@ -296,14 +296,10 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
 		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: "vlan " + strconv.Itoa(sw.Policy.VLAN), Exact: true})
 	}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(sw.Ports))
 	own := func(iface string, prefixes ...string) {
 		for _, pre := range prefixes {
-			key := iface + "\x00" + pre
-			if !seen[key] {
-				seen[key] = true
-				s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: pre})
-			}
+			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: pre})
 		}
 	}
 	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan ", "switchport trunk allowed vlan "}
@@ -315,7 +311,8 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 			continue
 		}
 		own(iface, "channel-group ")
-		if id, err := lagID(sw.Name, port.LAG); err == nil {
+		if id, err := lagID(sw.Name, port.LAG); err == nil && !seen[id] {
+			seen[id] = true
 			own("interface Port-Channel"+id, l3...)
 		}
 	}

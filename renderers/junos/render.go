@@ -57,7 +57,7 @@ func pfcBits(v, width int) string {
 // Render renders the complete lossless configuration of the switch.
 func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	p := sw.Policy
-	out := devcfg.Paths{}
+	out := make(devcfg.Paths, 24+8*len(sw.Ports))
 	var notes []string
 
 	// Classification follows the trusted field. PFC on tagged (trunk)
@@ -252,22 +252,20 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		cos + " scheduler-maps " + Marker + "_",
 		"vlans " + Marker + "_",
 	}}
-	seen := map[string]bool{}
-	own := func(paths ...string) {
-		for _, p := range paths {
-			if !seen[p] {
-				seen[p] = true
-				s.Paths = append(s.Paths, p)
-			}
-		}
-	}
+	s.Paths = make([]string, 0, 7*len(sw.Ports))
+	seen := make(map[string]bool, len(sw.Ports))
 	for _, port := range sw.Ports {
 		iface := port.Name
 		if port.LAG != "" {
-			own("interfaces " + port.Name + " ether-options 802.3ad")
+			s.Paths = append(s.Paths, "interfaces "+port.Name+" ether-options 802.3ad")
 			iface = port.LAG
 		}
-		own("interfaces "+iface+" mtu",
+		if seen[iface] {
+			continue
+		}
+		seen[iface] = true
+		s.Paths = append(s.Paths,
+			"interfaces "+iface+" mtu",
 			"interfaces "+iface+" unit 0 family ethernet-switching interface-mode",
 			"interfaces "+iface+" unit 0 family ethernet-switching vlan members",
 			cos+" interfaces "+iface+" scheduler-map",
