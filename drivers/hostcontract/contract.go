@@ -155,8 +155,8 @@ type HostReport struct {
 	// Observed is what the host reported, read back after apply (or before,
 	// for plan). Settings that could not be read are left out.
 	Observed *devcfg.HostSettings `json:"observed,omitempty"`
-	Settings []Setting           `json:"settings"`
-	Summary  Summary             `json:"summary"`
+	Settings []Setting            `json:"settings"`
+	Summary  Summary              `json:"summary"`
 	// Applications are the NCCL/UCX settings for RDMA applications.
 	Applications []AppHint `json:"applications,omitempty"`
 	// RolledBack is set when apply failed and restored the earlier values.

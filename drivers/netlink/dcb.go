@@ -14,6 +14,17 @@ import (
 	"github.com/rocefab/rocefab/drivers/netlink/dcbnl"
 )
 
+// dcbClient is what the settings need from DCB netlink; tests substitute a
+// model of the kernel and of mlx5's DCB behaviour.
+type dcbClient interface {
+	getIEEE(ifname string) (*dcbnl.IEEE, error)
+	setIEEE(ifname string, ieee dcbnl.IEEE) error
+	delApps(ifname string, apps []dcbnl.App) error
+	getDCBX(ifname string) (uint8, error)
+	setDCBX(ifname string, mode uint8) error
+	close()
+}
+
 // dcbConn sends DCB netlink requests on one rtnetlink socket opened in the
 // host's namespace.
 type dcbConn struct {

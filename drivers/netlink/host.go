@@ -42,7 +42,7 @@ type Host struct {
 	opt      HostOptions
 	ns       *namespace
 	link     *vnl.Handle
-	dcb      *dcbConn
+	dcb      dcbClient
 	sysfs    FS
 	configfs FS
 	// netClassVisible: /sys/class/net shows this namespace's netdevs. A
@@ -104,10 +104,12 @@ func OpenHost(opt HostOptions) (*Host, error) {
 		h.Close()
 		return nil, err
 	}
-	if h.dcb, err = openDCB(ns, opt.Timeout); err != nil {
+	conn, err := openDCB(ns, opt.Timeout)
+	if err != nil {
 		h.Close()
 		return nil, err
 	}
+	h.dcb = conn
 	return h, nil
 }
 

@@ -158,7 +158,14 @@ func (h *Host) dcbxStep(nic string) *step {
 			if err != nil {
 				return err
 			}
-			return h.dcb.setDCBX(nic, m)
+			err = h.dcb.setDCBX(nic, m)
+			if err != nil && m&dcbnl.DCBXLLDManaged != 0 {
+				// mlx5 reports firmware mode as LLD-managed but refuses to
+				// be set to it; a mode without the host bit hands DCB back
+				// to the firmware (restoring what was read).
+				err = h.dcb.setDCBX(nic, m&^(dcbnl.DCBXLLDManaged|dcbnl.DCBXHost))
+			}
+			return err
 		},
 		matches: func(cur, want string) bool {
 			c, err1 := dcbnl.ParseDCBXMode(cur)
