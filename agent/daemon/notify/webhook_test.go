@@ -1,0 +1,204 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+)
+
+var event = Event{Fabric: "basic", RunID: "r1", RunKind: "drift", Commit: "0123456789abcdef0123",
+	Time:    time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+	Changes: []DeviceChange{{Device: "leaf1", Platform: "sonic", From: "compliant", To: "drifted", Changes: 2}}}
+
+type sink struct {
+	mu     sync.Mutex
+	bodies []string
+	codes  []int // answered in turn; 200 after the list
+	calls  atomic.Int32
+	srv    *httptest.Server
+}
+
+func newSink(t *testing.T, codes ...int) *sink {
+	s := &sink{codes: codes}
+	s.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(s.calls.Add(1))
+		data, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.bodies = append(s.bodies, string(data))
+		s.mu.Unlock()
+		code := 200
+		if n <= len(s.codes) {
+			code = s.codes[n-1]
+		}
+		if code == 429 {
+			w.Header().Set("Retry-After", "0")
+		}
+		w.WriteHeader(code)
+	}))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func deliverOne(t *testing.T, opt Options) (ok bool, attempts int) {
+	t.Helper()
+	done := make(chan struct{})
+	opt.Delivered = func(o bool, a int) { ok, attempts = o, a; close(done) }
+	w, err := New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Notify(event)
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery result")
+	}
+	w.Close(context.Background())
+	return ok, attempts
+}
+
+func TestFormats(t *testing.T) {
+	for _, tc := range []struct {
+		format Format
+		check  func(t *testing.T, m map[string]any)
+	}{
+		{Generic, func(t *testing.T, m map[string]any) {
+			if m["schemaVersion"] != Schema || m["fabric"] != "basic" || m["runId"] != "r1" {
+				t.Fatalf("generic body %v", m)
+			}
+			ch := m["changes"].([]any)[0].(map[string]any)
+			if ch["device"] != "leaf1" || ch["from"] != "compliant" || ch["to"] != "drifted" {
+				t.Fatalf("change %v", ch)
+			}
+		}},
+		{Slack, func(t *testing.T, m map[string]any) {
+			if len(m) != 1 {
+				t.Fatalf("slack body has extra keys: %v", m)
+			}
+			text := m["text"].(string)
+			for _, want := range []string{"rocefab basic", "leaf1: compliant → drifted (2 difference(s))", "drift run r1 at commit 0123456789ab"} {
+				if !strings.Contains(text, want) {
+					t.Fatalf("text %q lacks %q", text, want)
+				}
+			}
+		}},
+	} {
+		t.Run(string(tc.format), func(t *testing.T) {
+			s := newSink(t)
+			if ok, n := deliverOne(t, Options{URL: s.srv.URL, Format: tc.format}); !ok || n != 1 {
+				t.Fatalf("delivered %v after %d attempts", ok, n)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(s.bodies[0]), &m); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, m)
+		})
+	}
+}
+
+func TestRetries(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		codes        []int
+		wantOK       bool
+		wantAttempts int
+	}{
+		{"server error then success", []int{500, 503}, true, 3},
+		{"rate limited then success", []int{429}, true, 2},
+		{"client error is final", []int{404}, false, 1},
+		{"gives up after the attempts", []int{500, 500, 500, 500}, false, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSink(t, tc.codes...)
+			ok, n := deliverOne(t, Options{URL: s.srv.URL, Attempts: 3, Backoff: time.Millisecond})
+			if ok != tc.wantOK || n != tc.wantAttempts || int(s.calls.Load()) != tc.wantAttempts {
+				t.Fatalf("ok=%v attempts=%d calls=%d; want ok=%v attempts=%d", ok, n, s.calls.Load(), tc.wantOK, tc.wantAttempts)
+			}
+		})
+	}
+}
+
+func TestURLIsNeverLogged(t *testing.T) {
+	core, logs := observer.New(zap.DebugLevel)
+	secret := "http://127.0.0.1:1/services/T000/B000/SECRETPART"
+	ok, _ := deliverOne(t, Options{URL: secret, Attempts: 2, Backoff: time.Millisecond, Logger: zap.New(core)})
+	if ok {
+		t.Fatal("delivered to a closed port")
+	}
+	if logs.Len() == 0 {
+		t.Fatal("no log lines: the test checks nothing")
+	}
+	for _, e := range logs.All() {
+		line := e.Message
+		for _, f := range e.Context {
+			if f.Interface != nil {
+				if err, isErr := f.Interface.(error); isErr {
+					line += " " + err.Error()
+				}
+			}
+			line += " " + f.String
+		}
+		if strings.Contains(line, "SECRETPART") {
+			t.Fatalf("URL logged: %s", line)
+		}
+	}
+	if _, err := New(Options{URL: "ftp://x/SECRETPART"}); err == nil || strings.Contains(err.Error(), "SECRETPART") {
+		t.Fatalf("bad URL error %v", err)
+	}
+}
+
+func TestCloseDrainsThenStops(t *testing.T) {
+	s := newSink(t)
+	var delivered atomic.Int32
+	w, err := New(Options{URL: s.srv.URL, Delivered: func(ok bool, _ int) {
+		if ok {
+			delivered.Add(1)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		w.Notify(event)
+	}
+	w.Notify(Event{RunID: "empty"}) // no changes: nothing to send
+	w.Close(context.Background())
+	if delivered.Load() != 5 || s.calls.Load() != 5 {
+		t.Fatalf("delivered %d, calls %d; want 5", delivered.Load(), s.calls.Load())
+	}
+	w.Notify(event) // after Close: ignored
+	time.Sleep(10 * time.Millisecond)
+	if s.calls.Load() != 5 {
+		t.Fatal("delivered after Close")
+	}
+}
+
+func TestCloseGivesUpAtDeadline(t *testing.T) {
+	s := newSink(t, 500, 500, 500, 500, 500, 500)
+	w, err := New(Options{URL: s.srv.URL, Attempts: 100, Backoff: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Notify(event)
+	for s.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	w.Close(ctx)
+	if time.Since(start) > 5*time.Second {
+		t.Fatal("Close waited out the backoff")
+	}
+}
