@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -193,41 +194,87 @@ func sortedList(s string) string {
 	return priorityList(slices.Compact(nums))
 }
 
-// Encode writes config_db JSON (4-space indent, sorted keys), the form
-// `config load` and `sonic-cfggen` read.
+// Encode writes config_db JSON (4-space indent, keys sorted), the form
+// `config load` and `sonic-cfggen` read. It is written directly rather than
+// through encoding/json, which would reflect over three map levels for
+// every one of a switch's thousand fields.
 func Encode(cfg *devcfg.Config) ([]byte, error) {
 	if cfg == nil || cfg.Shape != devcfg.ShapePaths {
 		return nil, fmt.Errorf("sonic: encode needs a paths config")
 	}
-	doc := map[string]map[string]map[string]json.RawMessage{}
-	for _, p := range cfg.Paths.Keys() {
-		table, key, field, ok := SplitKey(p)
+	type field struct {
+		name  string
+		value devcfg.Value
+	}
+	doc := map[string]map[string][]field{}
+	for p, v := range cfg.Paths {
+		table, key, name, ok := SplitKey(p)
 		if !ok {
 			return nil, fmt.Errorf("sonic: %q is not a sonic-db:/TABLE/key/field path", p)
 		}
 		if doc[table] == nil {
-			doc[table] = map[string]map[string]json.RawMessage{}
+			doc[table] = map[string][]field{}
 		}
-		if doc[table][key] == nil {
-			doc[table][key] = map[string]json.RawMessage{}
-		}
-		v := cfg.Paths[p]
-		if field == "" {
+		entry := doc[table][key]
+		if name == "" {
 			if v != devcfg.Empty {
 				return nil, fmt.Errorf("sonic: entry path %q must hold {}", p)
 			}
-			continue
+		} else {
+			if !json.Valid([]byte(v)) {
+				return nil, fmt.Errorf("sonic: %s holds invalid JSON %q", p, v)
+			}
+			entry = append(entry, field{name, v})
 		}
-		if !json.Valid([]byte(v)) {
-			return nil, fmt.Errorf("sonic: %s holds invalid JSON %q", p, v)
-		}
-		doc[table][key][field] = json.RawMessage(v)
+		doc[table][key] = entry
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent("", "    ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
+	b.Grow(64 * len(cfg.Paths))
+	if len(doc) == 0 {
+		b.WriteString("{}\n")
+		return b.Bytes(), nil
 	}
+	b.WriteString("{\n")
+	tables := sortedKeys(doc)
+	for ti, table := range tables {
+		b.WriteString("    " + string(str(table)) + ": {\n")
+		keys := sortedKeys(doc[table])
+		for ki, key := range keys {
+			fields := doc[table][key]
+			b.WriteString("        " + string(str(key)) + ": {")
+			if len(fields) > 0 {
+				slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.name, b.name) })
+				b.WriteString("\n")
+				for fi, f := range fields {
+					b.WriteString("            ")
+					b.WriteString(string(str(f.name)))
+					b.WriteString(": ")
+					b.WriteString(string(f.value))
+					b.WriteString(comma(fi, len(fields)))
+					b.WriteByte('\n')
+				}
+				b.WriteString("        ")
+			}
+			b.WriteString("}" + comma(ki, len(keys)) + "\n")
+		}
+		b.WriteString("    }" + comma(ti, len(tables)) + "\n")
+	}
+	b.WriteString("}\n")
 	return b.Bytes(), nil
+}
+
+func comma(i, n int) string {
+	if i < n-1 {
+		return ","
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -142,25 +142,14 @@ func SplitKey(p string) (table, key, field string, ok bool) {
 		return "", "", "", false
 	}
 	var parts []string
-	var cur strings.Builder
-	for i := 0; i < len(rest); i++ {
-		switch c := rest[i]; {
-		case c == '\\':
-			if i+1 == len(rest) {
-				return "", "", "", false
-			}
-			i++
-			cur.WriteByte(rest[i])
-		case c == '/':
-			parts = append(parts, cur.String())
-			cur.Reset()
-		case c == '[' || c == ']':
+	if !strings.ContainsAny(rest, `\[]`) {
+		parts = strings.Split(rest, "/")
+	} else {
+		var err bool
+		if parts, err = splitEscaped(rest); err {
 			return "", "", "", false
-		default:
-			cur.WriteByte(c)
 		}
 	}
-	parts = append(parts, cur.String())
 	for _, part := range parts {
 		if part == "" {
 			return "", "", "", false
@@ -173,6 +162,30 @@ func SplitKey(p string) (table, key, field string, ok bool) {
 		return parts[0], parts[1], parts[2], true
 	}
 	return "", "", "", false
+}
+
+// splitEscaped splits on unescaped '/'; bad is true for a dangling '\'
+// or an unescaped bracket.
+func splitEscaped(rest string) (parts []string, bad bool) {
+	var cur strings.Builder
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; {
+		case c == '\\':
+			if i+1 == len(rest) {
+				return nil, true
+			}
+			i++
+			cur.WriteByte(rest[i])
+		case c == '/':
+			parts = append(parts, cur.String())
+			cur.Reset()
+		case c == '[' || c == ']':
+			return nil, true
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	return append(parts, cur.String()), false
 }
 
 // classes is the traffic-class plan shared by every table.
