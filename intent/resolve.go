@@ -21,6 +21,9 @@ type Resolved struct {
 
 	switchByName map[string]*Switch
 	hostByName   map[string]*Host
+	// groupPolicy is each group's policy, made once and shared by members
+	// that override nothing themselves.
+	groupPolicy map[*GroupSpec]Policy
 }
 
 // Policy is the concrete lossless policy of one device.
@@ -257,6 +260,7 @@ func Resolve(f *Fabric) (*Resolved, Diagnostics) {
 		Links:        withCap[Link](len(f.Links)),
 		switchByName: make(map[string]*Switch, len(f.Switches)),
 		hostByName:   make(map[string]*Host, len(f.Hosts)),
+		groupPolicy:  map[*GroupSpec]Policy{},
 	}
 	r.Policy = defaultPolicy(f)
 	r.Policy.apply(f.Lossless)
@@ -460,6 +464,21 @@ func (p *Policy) apply(s *LosslessSpec) {
 	}
 }
 
+// policyFor layers a device's overrides on its group's policy, which is
+// made once per group: thousands of members share it and its maps.
+func (r *Resolved) policyFor(g *GroupSpec, own *LosslessSpec) Policy {
+	base := r.Policy
+	if g != nil && g.Overrides != nil {
+		gp, ok := r.groupPolicy[g]
+		if !ok {
+			gp = r.Policy.withOverrides(g.Overrides)
+			r.groupPolicy[g] = gp
+		}
+		base = gp
+	}
+	return base.withOverrides(own)
+}
+
 func (r *Resolved) group(name string, at Loc, diags *Diagnostics) *GroupSpec {
 	if name == "" {
 		return nil
@@ -474,17 +493,15 @@ func (r *Resolved) group(name string, at Loc, diags *Diagnostics) *GroupSpec {
 func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
 	g := r.group(s.Group, s.At("group"), diags)
 	var attrs DeviceAttrs
-	var groupOverrides *LosslessSpec
 	if g != nil {
 		attrs = g.DeviceAttrs
-		groupOverrides = g.Overrides
 	}
 	layerAttrs(&attrs, s.DeviceAttrs)
 	sw := &Switch{
 		Name: s.Name, Group: s.Group, Platform: attrs.Platform, Transport: attrs.Transport,
 		Model: attrs.Model, OSVersion: attrs.OSVersion, PortSpeed: attrs.PortSpeed, ASIC: attrs.ASIC,
 		Netns: attrs.Netns, Spec: s,
-		Policy: r.Policy.withOverrides(groupOverrides, s.Overrides),
+		Policy: r.policyFor(g, s.Overrides),
 	}
 	if s.Address != nil {
 		sw.Address = *s.Address
@@ -549,16 +566,12 @@ func layerAttrs(dst *DeviceAttrs, src DeviceAttrs) {
 
 func (r *Resolved) resolveHost(h *HostSpec, diags *Diagnostics) *Host {
 	g := r.group(h.Group, h.At("group"), diags)
-	var groupOverrides *LosslessSpec
 	creds := h.Credentials
-	if g != nil {
-		groupOverrides = g.Overrides
-		if creds == nil {
-			creds = g.Credentials
-		}
+	if g != nil && creds == nil {
+		creds = g.Credentials
 	}
 	out := &Host{Name: h.Name, Group: h.Group, Netns: h.Netns, Spec: h,
-		Policy: r.Policy.withOverrides(groupOverrides, h.Overrides)}
+		Policy: r.policyFor(g, h.Overrides)}
 	if h.Address != nil {
 		out.Address = *h.Address
 	}
