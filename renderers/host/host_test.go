@@ -170,3 +170,18 @@ func TestLongVLANNetdevName(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func BenchmarkRender(b *testing.B) {
+	fab, diags := intent.Load(filepath.Join("..", "..", "examples", "basic", "fabric.yaml"))
+	if fab == nil || diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	r, _ := intent.Resolve(fab)
+	for b.Loop() {
+		for _, h := range r.Hosts {
+			if _, err := Render(h, r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -316,3 +316,21 @@ func FuzzParseReply(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkParseReply(b *testing.B) {
+	msg := kernelGetReply()
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		if _, err := ParseReply(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSetIEEE(b *testing.B) {
+	pfc := PFC{Enable: 0x08}
+	apps := []App{{SelDSCP, 3, 26}, {SelDSCP, 6, 48}}
+	for b.Loop() {
+		_ = SetIEEE("ens1f0np0", IEEE{PFC: &pfc, Apps: apps})
+	}
+}
