@@ -1,0 +1,30 @@
+package engine
+
+import (
+	"context"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// OpenSwitch connects to a switch as plan does (transport, default port,
+// credentials, TLS and host-key settings) for callers that read more than
+// its configuration, such as the agent's counter subscriptions. It returns
+// the transport too; the caller closes the driver.
+func (e *Engine) OpenSwitch(ctx context.Context, r *intent.Resolved, sw *intent.Switch) (drivers.Driver, string, error) {
+	dp := compliance.DevicePlan{Device: sw.Name, Kind: "switch", Platform: sw.Platform, Connection: connection(r, sw)}
+	entry, err := e.renderers.Lookup(sw.Platform)
+	if err != nil {
+		return nil, "", err
+	}
+	dp.Transport = entry.Transport(sw)
+	if port, ok := defaultPorts[dp.Transport]; ok && sw.Address.Host != "" {
+		dp.Address = sw.Address.WithDefaultPort(port)
+	} else {
+		dp.Address = sw.Address.String()
+	}
+	drv, err := e.openDriver(ctx, &dp, devcfg.Scope{})
+	return drv, dp.Transport, err
+}
