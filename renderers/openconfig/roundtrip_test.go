@@ -138,3 +138,24 @@ func TestKeysAreGNMIPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestNXOSNetworkQoSSingleton: another network-qos policy under system qos
+// is a conflict for the nxos fallback.
+func TestNXOSNetworkQoSSingleton(t *testing.T) {
+	want := mustRender(t, variantSwitch(t, "nxos-fallback"))
+	key := "cli:/system qos > service-policy type network-qos"
+	for _, tc := range []struct {
+		held      string
+		conflicts int
+	}{{"OTHER_NQ", 1}, {"ROCEFAB_NQ", 0}} {
+		running := &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{
+			key: devcfg.String("system qos\n  service-policy type network-qos " + tc.held),
+		}}
+		if got := devcfg.Conflicts(running, want.Singletons); len(got) != tc.conflicts {
+			t.Errorf("network-qos %s: %d conflicts %v, want %d", tc.held, len(got), got, tc.conflicts)
+		}
+	}
+	if len(mustRender(t, basicSwitch(t)).Singletons) != 0 {
+		t.Error("the eos fallback claims a singleton")
+	}
+}

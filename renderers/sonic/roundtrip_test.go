@@ -297,3 +297,21 @@ func TestKeysAreGNMIPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalBindingSingleton: a global DSCP map of another owner is a
+// conflict; rocefab's own is not.
+func TestGlobalBindingSingleton(t *testing.T) {
+	want := mustRender(t, basicSwitch(t))
+	for _, tc := range []struct {
+		held      string
+		conflicts int
+	}{{"AZURE", 1}, {MapName, 0}, {"ROCEFAB_OLD", 0}} {
+		running, err := Parse([]byte(`{"PORT_QOS_MAP": {"global": {"dscp_to_tc_map": "` + tc.held + `"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := devcfg.Conflicts(running, want.Singletons); len(got) != tc.conflicts {
+			t.Errorf("global map %s: %d conflicts %v, want %d", tc.held, len(got), got, tc.conflicts)
+		}
+	}
+}
