@@ -40,7 +40,7 @@ func finish(reg *renderers.Registry, fab *intent.Fabric, diags intent.Diagnostic
 
 // Check runs every lint rule.
 func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
-	c := &checker{r: r, reg: reg, seen: map[string]bool{}, shared: map[sharedKey]*sharedFinding{}}
+	c := &checker{r: r, reg: reg, seen: map[string]bool{}, shared: map[sharedKey][]string{}}
 	c.policy(r.Policy, "")
 	for _, sw := range r.Switches {
 		c.policy(sw.Policy, sw.Name)
@@ -66,7 +66,7 @@ type checker struct {
 	// shared gathers per-switch findings about one written value (a group's
 	// platform, a fabric-wide MTU) so each is reported once, naming the
 	// switches it affects, instead of once per switch.
-	shared      map[sharedKey]*sharedFinding
+	shared      map[sharedKey][]string // switch names
 	sharedOrder []sharedKey
 }
 
@@ -76,33 +76,19 @@ type sharedKey struct {
 	msg  string
 }
 
-type sharedFinding struct {
-	sev     intent.Severity
-	devices []string
-}
-
-// perSwitch records a finding about switch name at at; msg must not name
-// the switch, flushShared prefixes the switch or switches.
-func (c *checker) perSwitch(at intent.Loc, code string, sev intent.Severity, name, format string, args ...any) {
+// perSwitch records an error about switch name at at; the message must not
+// name the switch: flushShared prefixes the switch or switches.
+func (c *checker) perSwitch(at intent.Loc, code, name, format string, args ...any) {
 	k := sharedKey{at: at, code: code, msg: fmt.Sprintf(format, args...)}
-	f := c.shared[k]
-	if f == nil {
-		f = &sharedFinding{sev: sev}
-		c.shared[k] = f
+	if _, ok := c.shared[k]; !ok {
 		c.sharedOrder = append(c.sharedOrder, k)
 	}
-	f.devices = append(f.devices, name)
+	c.shared[k] = append(c.shared[k], name)
 }
 
 func (c *checker) flushShared() {
 	for _, k := range c.sharedOrder {
-		f := c.shared[k]
-		msg := devicesPhrase("switch", "switches", f.devices) + ": " + k.msg
-		if f.sev == intent.SeverityWarning {
-			c.warnf(k.at, k.code, "%s", msg)
-		} else {
-			c.errorf(k.at, k.code, "%s", msg)
-		}
+		c.errorf(k.at, k.code, "%s: %s", devicesPhrase("switch", "switches", c.shared[k]), k.msg)
 	}
 }
 
@@ -211,12 +197,12 @@ func (c *checker) switchRules(sw *intent.Switch) {
 	}
 	e, err := c.reg.Lookup(sw.Platform)
 	if err != nil {
-		c.perSwitch(sw.AttrAt(c.r, "platform"), CodeUnknownPlatform, intent.SeverityError, sw.Name, "%v", err)
+		c.perSwitch(sw.AttrAt(c.r, "platform"), CodeUnknownPlatform, sw.Name, "%v", err)
 		return
 	}
 	transport := e.Transport(sw)
 	if !e.SupportsTransport(transport) {
-		c.perSwitch(sw.AttrAt(c.r, "transport"), CodeTransport, intent.SeverityError, sw.Name, "platform %s does not support transport %s (supported: %s)", e.Name, transport, strings.Join(e.Attrs.Transports, ", "))
+		c.perSwitch(sw.AttrAt(c.r, "transport"), CodeTransport, sw.Name, "platform %s does not support transport %s (supported: %s)", e.Name, transport, strings.Join(e.Attrs.Transports, ", "))
 	}
 	// A written but invalid address was already reported by the loader.
 	if transport != "netlink" && sw.Address.Host == "" && !sw.Spec.Has("address") {
@@ -224,26 +210,26 @@ func (c *checker) switchRules(sw *intent.Switch) {
 	}
 	p := sw.Policy
 	if !p.SwitchMTU.Max && e.Attrs.MTUCeiling > 0 && p.SwitchMTU.Value > e.Attrs.MTUCeiling {
-		c.perSwitch(p.Origin("mtu.switch"), CodeMTUCeiling, intent.SeverityError, sw.Name, "MTU %d exceeds the %s ceiling %d (use %d, or \"max\")", p.SwitchMTU.Value, e.Name, e.Attrs.MTUCeiling, e.Attrs.MTUCeiling)
+		c.perSwitch(p.Origin("mtu.switch"), CodeMTUCeiling, sw.Name, "MTU %d exceeds the %s ceiling %d (use %d, or \"max\")", p.SwitchMTU.Value, e.Name, e.Attrs.MTUCeiling, e.Attrs.MTUCeiling)
 	}
 	if !p.SwitchMTU.Max && p.SwitchMTU.Value < 1280 {
-		c.perSwitch(p.Origin("mtu.switch"), CodeMTUCeiling, intent.SeverityError, sw.Name, "MTU %d is below 1280", p.SwitchMTU.Value)
+		c.perSwitch(p.Origin("mtu.switch"), CodeMTUCeiling, sw.Name, "MTU %d is below 1280", p.SwitchMTU.Value)
 	}
 	if max := e.Attrs.MaxNoDropPriorities; max > 0 && p.PFCOn() && len(p.PFCPriorities) > max {
-		c.perSwitch(p.Origin("pfc.priorities"), CodeTooManyNoDrop, intent.SeverityError, sw.Name, "%d no-drop priorities, but %s supports %d", len(p.PFCPriorities), e.Name, max)
+		c.perSwitch(p.Origin("pfc.priorities"), CodeTooManyNoDrop, sw.Name, "%d no-drop priorities, but %s supports %d", len(p.PFCPriorities), e.Name, max)
 	}
 	if e.Attrs.NeedsQueueBuffer && p.ECNOn() && sw.Junos.QueueBufferSize == nil && (sw.Junos.FillLevelMin == nil || sw.Junos.FillLevelMax == nil) {
-		c.perSwitch(sw.AttrAt(c.r, "junos"), CodeJunosBuffer, intent.SeverityError, sw.Name, "Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax")
+		c.perSwitch(sw.AttrAt(c.r, "junos"), CodeJunosBuffer, sw.Name, "Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax")
 	}
 	if e.Attrs.NeedsPFCFallback && p.PFCOn() {
 		switch fb := sw.OCFallback; {
 		case fb == "":
-			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, intent.SeverityError, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (e.g. eos, nxos or sonic)")
+			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (e.g. eos, nxos or sonic)")
 		case fb == e.Name:
-			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, intent.SeverityError, sw.Name, "the PFC fallback must be a vendor-native platform, not %s", fb)
+			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "the PFC fallback must be a vendor-native platform, not %s", fb)
 		default:
 			if _, err := c.reg.Lookup(fb); err != nil {
-				c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, intent.SeverityError, sw.Name, "PFC fallback: %v", err)
+				c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "PFC fallback: %v", err)
 			}
 		}
 	}
