@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -247,7 +248,7 @@ func TestAICluster(t *testing.T) {
 			t.Errorf("switch %s takes nothing from a group", sw.Name)
 		}
 	}
-	if want := map[string]int{"nxos": 2, "eos": 4, "sonic": 4}; !equalCounts(platforms, want) {
+	if want := map[string]int{"nxos": 2, "eos": 4, "sonic": 4}; !maps.Equal(platforms, want) {
 		t.Errorf("platforms = %v, want %v", platforms, want)
 	}
 	if len(r.Hosts) != 64 {
@@ -284,18 +285,6 @@ func TestAICluster(t *testing.T) {
 			t.Errorf("switch %s address %s is outside 192.0.2.0/24", sw.Name, sw.Address)
 		}
 	}
-}
-
-func equalCounts(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 func TestValidateJSON(t *testing.T) {
