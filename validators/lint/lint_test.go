@@ -2,6 +2,8 @@ package lint_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -441,5 +443,43 @@ func TestValidateFiles(t *testing.T) {
 	r, diags = lint.Validate(reg, "testdata/does-not-exist")
 	if r != nil || len(diags) != 1 || diags[0].Code != intent.CodeNoInput {
 		t.Errorf("missing path: %v, %v", r, strs(diags))
+	}
+}
+
+// TestBrokenExamples runs every examples/broken file through lint with the
+// stand-ins, so the examples for platforms not registered yet are checked
+// too (agent/cli checks them through the CLI once they are): each reports
+// its own code, only that, at the line marked "# <- CODE".
+func TestBrokenExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/broken/*.yaml")
+	if err != nil || len(files) < 44 {
+		t.Fatalf("broken examples: %d, %v", len(files), err)
+	}
+	reg := registry(t)
+	for _, f := range files {
+		code := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		t.Run(code, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := 0
+			for i, l := range strings.Split(string(data), "\n") {
+				if strings.Contains(l, "# <- "+code) {
+					line = i + 1
+				}
+			}
+			_, diags := lint.Validate(reg, f)
+			found := false
+			for _, d := range diags {
+				if d.Code != code {
+					t.Errorf("trips %s too: %s", d.Code, d)
+				}
+				found = found || d.Line == line
+			}
+			if !found {
+				t.Errorf("%s not reported at line %d: %v", code, line, strs(diags))
+			}
+		})
 	}
 }
