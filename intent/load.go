@@ -38,13 +38,25 @@ type Fabric struct {
 func Load(paths ...string) (*Fabric, Diagnostics) {
 	var diags Diagnostics
 	var files []string
+	read := map[string]bool{}
 	for _, p := range paths {
 		found, err := intentFiles(p)
 		if err != nil {
 			diags.Errorf(Loc{File: p}, CodeNoInput, "%v", err)
 			continue
 		}
-		files = append(files, found...)
+		for _, f := range found {
+			// A file named twice (a directory and a file in it) is read
+			// once, not reported as defining everything twice.
+			key := filepath.Clean(f)
+			if abs, err := filepath.Abs(f); err == nil {
+				key = abs
+			}
+			if !read[key] {
+				read[key] = true
+				files = append(files, f)
+			}
+		}
 	}
 	if len(files) == 0 {
 		if !diags.HasErrors() {

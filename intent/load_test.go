@@ -86,6 +86,14 @@ func TestLoadSeveralPaths(t *testing.T) {
 	}
 }
 
+func TestLoadReadsAFileOnce(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"a.yaml": docHead + "spec:\n  hosts:\n    - {name: h1}\n"})
+	fab, diags := Load(dir, filepath.Join(dir, "a.yaml"), dir+"/./a.yaml")
+	if len(diags) > 0 || len(fab.Hosts) != 1 || len(fab.Files) != 1 {
+		t.Errorf("Load(dir, dir/a.yaml) = %d hosts from %v, %v", len(fab.Hosts), fab.Files, diagStrings(diags))
+	}
+}
+
 func TestLoadConflicts(t *testing.T) {
 	dir := writeFiles(t, map[string]string{
 		"a.yaml": docHead + "metadata: {name: lab}\n" +
