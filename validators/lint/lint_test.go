@@ -390,8 +390,8 @@ func TestDedupe(t *testing.T) {
 		},
 		{
 			name: "group transport",
-			f:    manyDevices(3, ", platform: eos, transport: gnmi"),
-			want: []string{"f.yaml:5:37: RF115 error spec.groups[0].transport: 3 switches (leaf1, leaf2, ...): platform eos does not support transport gnmi (supported: ssh)"},
+			f:    manyDevices(3, ", platform: eos, transport: netlink"),
+			want: []string{"f.yaml:5:37: RF115 error spec.groups[0].transport: 3 switches (leaf1, leaf2, ...): platform eos does not support transport netlink (supported: ssh)"},
 		},
 		{
 			name: "host MTU for many hosts",
