@@ -294,7 +294,7 @@ func cliLines(out devcfg.Paths, fb fallback, text string) error {
 				walk(append(append([]string(nil), context...), n.Line), n.Children)
 				continue
 			}
-			out[cliKey(context, fb.lineKey(n.Line))] = devcfg.String(cliText(fb, context, n.Line))
+			out[cliKey(context, fb.lineKey(n.Line))] = str(cliText(fb, context, n.Line))
 		}
 	}
 	walk(nil, tree.Nodes)
@@ -320,7 +320,7 @@ func sonicLines(out devcfg.Paths, text string) error {
 		if len(f) != 4 {
 			return fmt.Errorf("sonic fallback template: %q is not TABLE, key, field, value", line)
 		}
-		out[sonicKey(f[0], f[1], f[2])] = devcfg.String(f[3])
+		out[sonicKey(f[0], f[1], f[2])] = str(f[3])
 	}
 	return nil
 }

@@ -197,26 +197,26 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}{{GroupRoCE, cls.roce}, {GroupCNP, cls.cnp}, {GroupOther, cls.other}}
 	for _, g := range groups {
 		q := "/qos/queues/" + list("queue", "name", queueName(g.queue))
-		out[q+"/config/name"] = devcfg.String(queueName(g.queue))
+		out[q+"/config/name"] = str(queueName(g.queue))
 		out[q+"/config/queue-id"] = devcfg.Int(int64(g.queue))
 		fg := "/qos/forwarding-groups/" + list("forwarding-group", "name", g.name)
-		out[fg+"/config/name"] = devcfg.String(g.name)
-		out[fg+"/config/output-queue"] = devcfg.String(queueName(g.queue))
+		out[fg+"/config/name"] = str(g.name)
+		out[fg+"/config/output-queue"] = str(queueName(g.queue))
 	}
 
 	// Classifier: every DSCP explicit.
 	c := "/qos/classifiers/" + list("classifier", "name", Classifier)
-	out[c+"/config/name"] = devcfg.String(Classifier)
-	out[c+"/config/type"] = devcfg.String("IPV4")
+	out[c+"/config/name"] = str(Classifier)
+	out[c+"/config/type"] = str("IPV4")
 	term := func(id string, group string, dscp ...int) {
 		t := c + "/terms/" + list("term", "id", id)
-		out[t+"/config/id"] = devcfg.String(id)
+		out[t+"/config/id"] = str(id)
 		if len(dscp) == 1 {
 			out[t+"/conditions/ipv4/config/dscp"] = devcfg.Int(int64(dscp[0]))
 		} else {
 			out[t+"/conditions/ipv4/config/dscp-set"] = devcfg.JSON(dscp)
 		}
-		out[t+"/actions/config/target-group"] = devcfg.String(group)
+		out[t+"/actions/config/target-group"] = str(group)
 	}
 	roce := slices.Clone(p.RoCEDSCP)
 	slices.Sort(roce)
@@ -243,7 +243,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			return nil, fmt.Errorf("mark probability %d%% is outside 0..100", p.MarkProbability)
 		}
 		m := "/qos/queue-management-profiles/" + list("queue-management-profile", "name", ECNProfile)
-		out[m+"/config/name"] = devcfg.String(ECNProfile)
+		out[m+"/config/name"] = str(ECNProfile)
 		w := m + "/wred/uniform/config/"
 		out[w+"min-threshold"] = devcfg.Uint64(p.ECNMin)
 		out[w+"max-threshold"] = devcfg.Uint64(p.ECNMax)
@@ -255,22 +255,22 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 
 	// Scheduling: CNP strict first, then RoCE and the rest weighted.
 	sp := "/qos/scheduler-policies/" + list("scheduler-policy", "name", SchedulerPolicy)
-	out[sp+"/config/name"] = devcfg.String(SchedulerPolicy)
+	out[sp+"/config/name"] = str(SchedulerPolicy)
 	sched := func(seq int, strict bool, inputs ...struct {
 		group string
 		queue int
 	}) {
 		s := sp + "/schedulers/" + list("scheduler", "sequence", strconv.Itoa(seq))
 		out[s+"/config/sequence"] = devcfg.Int(int64(seq))
-		out[s+"/config/type"] = devcfg.String(identOneRateTwoColor)
+		out[s+"/config/type"] = str(identOneRateTwoColor)
 		if strict {
-			out[s+"/config/priority"] = devcfg.String("STRICT")
+			out[s+"/config/priority"] = str("STRICT")
 		}
 		for _, in := range inputs {
 			i := s + "/inputs/" + list("input", "id", in.group)
-			out[i+"/config/id"] = devcfg.String(in.group)
-			out[i+"/config/input-type"] = devcfg.String("QUEUE")
-			out[i+"/config/queue"] = devcfg.String(queueName(in.queue))
+			out[i+"/config/id"] = str(in.group)
+			out[i+"/config/input-type"] = str("QUEUE")
+			out[i+"/config/queue"] = str(queueName(in.queue))
 			if !strict {
 				out[i+"/config/weight"] = devcfg.Uint64(dwrrWeight)
 			}
@@ -297,8 +297,8 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		}
 		i := "/interfaces/" + list("interface", "name", port.Name)
 		owned := []string{i + "/config/name", i + "/config/type", i + "/config/mtu", i + "/ethernet/config/enable-flow-control"}
-		out[i+"/config/name"] = devcfg.String(port.Name)
-		out[i+"/config/type"] = devcfg.String(identEthernet)
+		out[i+"/config/name"] = str(port.Name)
+		out[i+"/config/type"] = str(identEthernet)
 		out[i+"/config/mtu"] = devcfg.Int(int64(l2))
 		// 802.3x pause pauses every class and cannot coexist with PFC.
 		out[i+"/ethernet/config/enable-flow-control"] = devcfg.Bool(false)
@@ -308,7 +308,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			if !PortPattern.MatchString(port.LAG) {
 				return nil, fmt.Errorf("port %s: LAG %q is not an interface name", port.Name, port.LAG)
 			}
-			out[i+"/ethernet/config/aggregate-id"] = devcfg.String(port.LAG)
+			out[i+"/ethernet/config/aggregate-id"] = str(port.LAG)
 			owned = append(owned, i+"/ethernet/config/aggregate-id")
 			if m, seen := lagMode[port.LAG]; seen && m != port.Mode {
 				return nil, fmt.Errorf("LAG %s has members in modes %s and %s", port.LAG, m, port.Mode)
@@ -326,10 +326,10 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			}
 			sv := vlanParent + "/switched-vlan"
 			if port.Mode == "trunk" {
-				out[sv+"/config/interface-mode"] = devcfg.String("TRUNK")
+				out[sv+"/config/interface-mode"] = str("TRUNK")
 				out[sv+"/config/trunk-vlans"] = devcfg.JSON([]int{vlan})
 			} else {
-				out[sv+"/config/interface-mode"] = devcfg.String("ACCESS")
+				out[sv+"/config/interface-mode"] = str("ACCESS")
 				out[sv+"/config/access-vlan"] = devcfg.Int(int64(vlan))
 			}
 			if port.LAG == "" {
@@ -341,16 +341,16 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		}
 
 		q := "/qos/interfaces/" + list("interface", "interface-id", port.Name)
-		out[q+"/config/interface-id"] = devcfg.String(port.Name)
-		out[q+"/interface-ref/config/interface"] = devcfg.String(port.Name)
+		out[q+"/config/interface-id"] = str(port.Name)
+		out[q+"/interface-ref/config/interface"] = str(port.Name)
 		ic := q + "/input/classifiers/" + list("classifier", "type", "IPV4")
-		out[ic+"/config/type"] = devcfg.String("IPV4")
-		out[ic+"/config/name"] = devcfg.String(Classifier)
-		out[q+"/output/scheduler-policy/config/name"] = devcfg.String(SchedulerPolicy)
+		out[ic+"/config/type"] = str("IPV4")
+		out[ic+"/config/name"] = str(Classifier)
+		out[q+"/output/scheduler-policy/config/name"] = str(SchedulerPolicy)
 		if ecn {
 			oq := q + "/output/queues/" + list("queue", "name", queueName(cls.roce))
-			out[oq+"/config/name"] = devcfg.String(queueName(cls.roce))
-			out[oq+"/config/queue-management-profile"] = devcfg.String(ECNProfile)
+			out[oq+"/config/name"] = str(queueName(cls.roce))
+			out[oq+"/config/queue-management-profile"] = str(ECNProfile)
 		}
 		owned = append(owned, q+"/config/interface-id", q+"/interface-ref", ic, q+"/output/scheduler-policy")
 		scope.Paths = append(scope.Paths, owned...)
@@ -358,8 +358,8 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	for _, lag := range lags {
 		i := "/interfaces/" + list("interface", "name", lag)
-		out[i+"/config/name"] = devcfg.String(lag)
-		out[i+"/config/type"] = devcfg.String(identLAG)
+		out[i+"/config/name"] = str(lag)
+		out[i+"/config/type"] = str(identLAG)
 		out[i+"/config/mtu"] = devcfg.Int(int64(l2))
 		scope.Paths = append(scope.Paths, i+"/config/name", i+"/config/type", i+"/config/mtu")
 		if lagMode[lag] == "trunk" || lagMode[lag] == "access" {
@@ -377,4 +377,34 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	cfg.Notes = append(notes, cfg.Notes...)
 	return cfg, nil
+}
+
+// str is devcfg.String without the encoder for the plain ASCII text
+// rocefab renders (names, enums, CLI lines with newlines); rendering
+// thousands of switches spends its time here otherwise.
+func str(s string) devcfg.Value {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			n++
+		case c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&':
+			return devcfg.String(s)
+		}
+	}
+	if n == 0 {
+		return devcfg.Value(`"` + s + `"`)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + n + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			b.WriteString(`\n`)
+		} else {
+			b.WriteByte(s[i])
+		}
+	}
+	b.WriteByte('"')
+	return devcfg.Value(b.String())
 }
