@@ -151,6 +151,9 @@ type treeStyle struct {
 	generated func(parents []string, n *node) []string
 	// separators prints EOS "!" lines around blocks.
 	separators bool
+	// isBlock says whether a top-level line opens a context (it then
+	// stands in its own "!"-separated stanza, even when empty).
+	isBlock func(line string) bool
 }
 
 func renderTree(b *strings.Builder, root *node, st treeStyle) {
@@ -174,7 +177,8 @@ func renderTree(b *strings.Builder, root *node, st treeStyle) {
 			}
 			if st.separators && depth == 0 {
 				next := i + 1
-				if len(n.kids) > 0 || next == len(nodes) || len(nodes[next].kids) > 0 || firstWord(nodes[next].line) != firstWord(n.line) {
+				block := func(m *node) bool { return len(m.kids) > 0 || (st.isBlock != nil && st.isBlock(m.line)) }
+				if block(n) || next == len(nodes) || block(nodes[next]) || firstWord(nodes[next].line) != firstWord(n.line) {
 					b.WriteString("!\n")
 				}
 			}

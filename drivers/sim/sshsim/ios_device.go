@@ -563,7 +563,10 @@ func (d *iosDevice) style() treeStyle {
 			},
 		}
 	}
-	return treeStyle{indent: 3, display: d.displayLine, separators: true}
+	return treeStyle{indent: 3, display: d.displayLine, separators: true, isBlock: func(line string) bool {
+		spec, ok := d.g.match("config", line)
+		return ok && spec.enter != ""
+	}}
 }
 
 func (d *iosDevice) render(root *node, volatile bool) string {

@@ -342,12 +342,24 @@ func nvueCheck(w []string) string {
 			}
 		}
 	}
-	for _, x := range w {
+	for i, x := range w {
 		if !nvueLeafValue.MatchString(x) {
 			return fmt.Sprintf("Error: '%s' is not a valid value", x)
 		}
+		// A leaf attribute takes exactly one value word.
+		if nvueLeaves[x] && i > 0 && i != len(w)-2 && i != len(w)-1 {
+			return fmt.Sprintf("Error: '%s' takes one value, got '%s'", x, strings.Join(w[i+1:], " "))
+		}
 	}
 	return ""
+}
+
+// nvueLeaves are attributes that hold one value, never an object.
+var nvueLeaves = map[string]bool{
+	"mtu": true, "description": true, "state": true, "memory-percent": true, "bw-percent": true,
+	"mode": true, "probability": true, "min-threshold": true, "max-threshold": true, "ecn": true,
+	"red": true, "trust": true, "cable-length": true, "port-buffer": true, "xoff-threshold": true,
+	"xon-threshold": true, "tx": true, "rx": true, "hostname": true, "speed": true,
 }
 
 // nvueExpand expands interface ranges ("swp1-4", "swp1,swp3") and numeric
