@@ -62,15 +62,21 @@ are confirmed only if the probe passes.`,
 		if *verify && applyVerify == nil {
 			return usageErr("--verify is not available in this build")
 		}
-		eng := a.engine(df)
-		var p *compliance.Plan
-		var res *intent.Resolved
+		var (
+			p     *compliance.Plan
+			res   *intent.Resolved
+			hosts *fleetHosts
+			eng   *engine.Engine
+		)
 		if len(args) == 1 && compliance.IsPlanFile(args[0]) {
 			if p, err = compliance.LoadPlan(args[0]); err != nil {
 				return err
 			}
+			// Hosts and the probe load the plan's intent only if needed.
+			hosts = a.newFleetHosts(nil, p.Intent.Paths)
+			eng = a.engine(df, hosts)
 			if *verify {
-				if res, err = a.loadIntent(p.Intent.Paths); err != nil {
+				if res, err = hosts.intent(); err != nil {
 					return err
 				}
 			}
@@ -78,7 +84,9 @@ are confirmed only if the probe passes.`,
 			if res, err = a.loadIntent(args); err != nil {
 				return err
 			}
-			p, err = eng.Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices, SkipHosts: a.hostRunner() == nil})
+			hosts = a.newFleetHosts(res, args)
+			eng = a.engine(df, hosts)
+			p, err = eng.Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices})
 			if err != nil {
 				return err
 			}
@@ -164,7 +172,7 @@ as apply. Use it when an apply succeeded but turned out to be wrong.`,
 				return exitWith(ExitFailure)
 			}
 		}
-		rep, err := a.engine(df).Rollback(cmd.Context(), store, args[0])
+		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0])
 		if rep != nil {
 			if werr := writeRun(a, format, rep, df.stateDir); werr != nil {
 				return werr

@@ -47,21 +47,19 @@ func defaultStateDir() string {
 }
 
 // engine builds the fleet engine with the command's flags; viper supplies
-// values from ROCEFAB_* variables and the config file too.
-func (a *app) engine(f *deviceFlags) *engine.Engine {
-	return engine.New(a.renderers, a.drivers, a.hostRunner(), engine.Options{
+// values from ROCEFAB_* variables and the config file too. hosts may be nil.
+func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
+	return engine.New(a.renderers, a.drivers, hosts, engine.Options{
 		Insecure:     a.v.GetBool("insecure"),
 		SSHAcceptNew: a.v.GetBool("ssh-accept-new"),
 		Timeout:      a.v.GetDuration("timeout"),
 		Retries:      a.v.GetInt("retries"),
 		Parallelism:  a.v.GetInt("parallelism"),
 		Progress:     newProgress(a.stderr),
+		LastApplied:  engine.RunStore{Dir: f.stateDir}.LastApplied(),
 		Logger:       a.log,
 	})
 }
-
-// hostRunner is nil until the host contract client is wired in.
-func (a *app) hostRunner() engine.HostRunner { return nil }
 
 // loadIntent validates intent paths, printing diagnostics on failure.
 func (a *app) loadIntent(paths []string) (*intent.Resolved, error) {

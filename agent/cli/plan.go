@@ -38,7 +38,7 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 		if err != nil {
 			return err
 		}
-		p, err := a.engine(df).Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices, SkipHosts: a.hostRunner() == nil})
+		p, err := a.engine(df, a.newFleetHosts(res, args)).Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices})
 		if err != nil {
 			return err
 		}
@@ -77,7 +77,7 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 		if err != nil {
 			return err
 		}
-		p, err := a.engine(df).Drift(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices, SkipHosts: a.hostRunner() == nil})
+		p, err := a.engine(df, a.newFleetHosts(res, args)).Drift(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices})
 		if err != nil {
 			return err
 		}

@@ -26,18 +26,29 @@ func newValidateCommand(a *app) *cobra.Command {
 		Use:   "validate PATH...",
 		Short: "Check intent files without contacting any device",
 		Long: `validate loads intent files or directories, applies defaults and runs every
-lint rule. Problems print as file:line:col: CODE severity field: message.
-Warnings fail only with --strict.`,
+lint rule. Each PATH is its own fabric (a file, or a directory whose files
+are merged), so several fabrics can be checked at once; use --merge to treat
+all PATHs as one fabric, as plan and apply do. Problems print as
+file:line:col: CODE severity field: message. Warnings fail only with --strict.`,
 		Args: requireArgs(1, "intent PATH"),
 	}
 	output := outputFlag(cmd, "text", "json")
 	strict := cmd.Flags().Bool("strict", false, "treat warnings as failures")
+	merge := cmd.Flags().Bool("merge", false, "validate all PATHs as one fabric")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := output()
 		if err != nil {
 			return err
 		}
-		_, diags := lint.Validate(a.renderers, args...)
+		var diags intent.Diagnostics
+		if *merge {
+			_, diags = lint.Validate(a.renderers, args...)
+		} else {
+			for _, path := range args {
+				_, d := lint.Validate(a.renderers, path)
+				diags = append(diags, d...)
+			}
+		}
 		errs, warns := diags.Count()
 		failed := errs > 0 || (*strict && warns > 0)
 		switch format {

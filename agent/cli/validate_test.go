@@ -208,17 +208,21 @@ func TestValidateExamples(t *testing.T) {
 	aiFiles, _ := filepath.Glob(filepath.Join(examplesDir, "ai-cluster", "*.yaml"))
 	tests := []struct {
 		name  string
+		flags []string
 		paths []string
 	}{
-		{"basic", []string{filepath.Join(examplesDir, "basic")}},
-		{"ai-cluster", []string{filepath.Join(examplesDir, "ai-cluster")}},
+		{"basic", nil, []string{filepath.Join(examplesDir, "basic")}},
+		{"ai-cluster", nil, []string{filepath.Join(examplesDir, "ai-cluster")}},
+		// Each PATH is its own fabric: the README's command.
+		{"basic and ai-cluster", nil, []string{filepath.Join(examplesDir, "basic"), filepath.Join(examplesDir, "ai-cluster")}},
 		// The files of a directory, named one by one, merge the same way.
-		{"ai-cluster files", aiFiles},
+		{"ai-cluster files merged", []string{"--merge"}, aiFiles},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			skipUnlessRegistered(t, false, tt.paths...)
-			code, out, stderr := runCLI(t, "", append([]string{"validate", "--strict"}, tt.paths...)...)
+			args := append(append([]string{"validate", "--strict"}, tt.flags...), tt.paths...)
+			code, out, stderr := runCLI(t, "", args...)
 			if code != ExitOK || out != "0 error(s), 0 warning(s)\n" {
 				t.Errorf("exit %d, want 0 with nothing to report:\n%s%s", code, out, stderr)
 			}

@@ -278,6 +278,13 @@ func (e *Engine) applyDevice(ctx context.Context, rep *RunReport, p *compliance.
 		return nil, false
 	}
 	e.setOutcome(rep, i, OutcomeApplied, "")
+	if opt.Store.Dir != "" {
+		got := after.Owned.Clone()
+		got.Device, got.Platform = dp.Device, dp.Platform
+		if path, err := opt.Store.SaveApplied(rep.ID, dp.Device, got); err == nil {
+			rep.Devices[i].Applied = path
+		}
+	}
 	if opt.ConfirmWindow > 0 {
 		keepOpen = true
 		return &applied{idx: i, drv: drv, pending: pending}, true

@@ -43,6 +43,10 @@ type Options struct {
 	Parallelism int
 	// Secrets resolves credential references; default: environment and files.
 	Secrets func(compliance.Connection) (drivers.Credentials, error)
+	// LastApplied returns the owned config rocefab last applied to a device
+	// (nil if none), so its own earlier singleton values are not reported
+	// as conflicts. RunStore.LastApplied provides it.
+	LastApplied func(device string) *devcfg.Config
 	// Progress reports fleet progress; nil reports nothing.
 	Progress Progress
 	Logger   *zap.Logger

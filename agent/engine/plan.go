@@ -140,7 +140,11 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 	dp.Fingerprint = running.Fingerprint
 	dp.Changes = compliance.Diff(desired, running.Owned, entry.Attrs.Platform.Syntax, entry.Attrs.Classify)
 	dp.Patch = devcfg.BuildPatch(dp.Changes, entry.Attrs.Platform.Syntax)
-	dp.Conflicts = devcfg.Conflicts(running.Config, desired.Singletons)
+	var ours *devcfg.Config
+	if e.opt.LastApplied != nil {
+		ours = e.opt.LastApplied(sw.Name)
+	}
+	dp.Conflicts = devcfg.ConflictsExcept(running.Config, desired.Singletons, ours)
 	dp.Status = statusFor(kind, len(dp.Changes) > 0, len(dp.Conflicts) > 0)
 	return dp
 }

@@ -63,6 +63,8 @@ type DeviceRun struct {
 	DurationMS int64                 `json:"durationMs"`
 	// Snapshot is the file holding the owned config before the push.
 	Snapshot string `json:"snapshot,omitempty"`
+	// Applied is the file holding the owned config read back after it.
+	Applied string `json:"applied,omitempty"`
 }
 
 // VerifyResult records the probe verdict that confirmed or rolled back.
@@ -99,7 +101,45 @@ func NewRunID(now time.Time) string {
 
 // SaveSnapshot writes a device's owned config before a push.
 func (s RunStore) SaveSnapshot(id, device string, cfg *devcfg.Config) (string, error) {
-	dir := filepath.Join(s.runDir(id), "snapshots")
+	return s.saveConfig(id, "snapshots", device, cfg)
+}
+
+// SaveApplied writes a device's owned config as read back after a push.
+func (s RunStore) SaveApplied(id, device string, cfg *devcfg.Config) (string, error) {
+	return s.saveConfig(id, "applied", device, cfg)
+}
+
+// LastApplied indexes, per device, the config of its newest successful
+// apply, read lazily.
+func (s RunStore) LastApplied() func(device string) *devcfg.Config {
+	paths := map[string]string{}
+	ids, _ := s.List()
+	for _, id := range ids {
+		rep, err := s.LoadReport(id)
+		if err != nil {
+			continue
+		}
+		for _, d := range rep.Devices {
+			if _, seen := paths[d.Device]; !seen && d.Outcome == OutcomeApplied && d.Applied != "" {
+				paths[d.Device] = d.Applied
+			}
+		}
+	}
+	return func(device string) *devcfg.Config {
+		p, ok := paths[device]
+		if !ok {
+			return nil
+		}
+		cfg, err := s.LoadSnapshot(p)
+		if err != nil {
+			return nil
+		}
+		return cfg
+	}
+}
+
+func (s RunStore) saveConfig(id, kind, device string, cfg *devcfg.Config) (string, error) {
+	dir := filepath.Join(s.runDir(id), kind)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}

@@ -264,12 +264,26 @@ func (c Conflict) String() string {
 
 // Conflicts returns the singletons in running that other configuration holds.
 func Conflicts(running *Config, singletons []Singleton) []Conflict {
+	return ConflictsExcept(running, singletons, nil)
+}
+
+// ConflictsExcept is Conflicts, except that a value rocefab itself set last
+// time (found in ours, the config it last applied) is never foreign: a
+// changed intent then shows as a change, not as a conflict with itself.
+func ConflictsExcept(running *Config, singletons []Singleton, ours *Config) []Conflict {
 	var out []Conflict
 	for _, s := range singletons {
-		for _, held := range running.singletonValues(s) {
-			if held != s.Want && (s.Marker == "" || !strings.Contains(held, s.Marker)) {
-				out = append(out, Conflict{Singleton: s.Name, Held: held, Want: s.Want})
+		mine := map[string]bool{}
+		if ours != nil {
+			for _, v := range ours.singletonValues(s) {
+				mine[v] = true
 			}
+		}
+		for _, held := range running.singletonValues(s) {
+			if held == s.Want || mine[held] || (s.Marker != "" && strings.Contains(held, s.Marker)) {
+				continue
+			}
+			out = append(out, Conflict{Singleton: s.Name, Held: held, Want: s.Want})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Singleton < out[j].Singleton })

@@ -171,3 +171,20 @@ func FuzzParseIndented(f *testing.F) {
 		}
 	})
 }
+
+func TestConflictsExceptOwnLastValue(t *testing.T) {
+	running, _ := ParseIndented("qos map dscp 26 to traffic-class 3\n")
+	singletons := []Singleton{{Name: "EOS global qos map for DSCP 26", Prefix: "qos map dscp 26 to traffic-class ", Want: "qos map dscp 26 to traffic-class 4"}}
+	cfg := &Config{Shape: ShapeTree, Tree: running}
+	if got := Conflicts(cfg, singletons); len(got) != 1 {
+		t.Fatalf("without history the held value is foreign: %+v", got)
+	}
+	ours := &Config{Shape: ShapeTree, Tree: running.Clone()}
+	if got := ConflictsExcept(cfg, singletons, ours); len(got) != 0 {
+		t.Fatalf("rocefab's own previous value is not a conflict: %+v", got)
+	}
+	other, _ := ParseIndented("qos map dscp 26 to traffic-class 1\n")
+	if got := ConflictsExcept(cfg, singletons, &Config{Shape: ShapeTree, Tree: other}); len(got) != 1 {
+		t.Fatalf("a value rocefab never set stays foreign: %+v", got)
+	}
+}

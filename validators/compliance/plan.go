@@ -60,7 +60,10 @@ type DevicePlan struct {
 	Changes   []devcfg.Change   `json:"changes,omitempty"`
 	Conflicts []devcfg.Conflict `json:"conflicts,omitempty"`
 	Notes     []string          `json:"notes,omitempty"`
-	Error     string            `json:"error,omitempty"`
+	// Warnings are never hidden, even on a clean device: settings the
+	// device cannot do, for example.
+	Warnings []string `json:"warnings,omitempty"`
+	Error    string   `json:"error,omitempty"`
 
 	// Desired is the rendered owned configuration; apply verifies the
 	// read-back against it. Patch is exactly what apply pushes.

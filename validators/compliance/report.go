@@ -34,6 +34,9 @@ func WriteText(w io.Writer, p *Plan) error {
 		for _, c := range d.Conflicts {
 			fmt.Fprintf(b, "  ! %s\n", c)
 		}
+		for _, w := range d.Warnings {
+			fmt.Fprintf(b, "  warning: %s\n", w)
+		}
 		for _, c := range d.Changes {
 			writeChange(b, "  ", c)
 		}
@@ -67,7 +70,7 @@ func WriteMarkdown(w io.Writer, p *Plan) error {
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d |\n", d.Device, d.Platform, statusLabel(d), add, mod, rem, dis)
 	}
 	for _, d := range p.Devices {
-		if len(d.Changes) == 0 && len(d.Conflicts) == 0 && d.Error == "" {
+		if len(d.Changes) == 0 && len(d.Conflicts) == 0 && len(d.Warnings) == 0 && d.Error == "" {
 			continue
 		}
 		fmt.Fprintf(b, "\n<details><summary><b>%s</b> (%s): %s</summary>\n\n", d.Device, deviceWhat(d), deviceHeadline(d))
@@ -76,6 +79,9 @@ func WriteMarkdown(w io.Writer, p *Plan) error {
 		}
 		for _, c := range d.Conflicts {
 			fmt.Fprintf(b, "- :warning: %s\n", c)
+		}
+		for _, w := range d.Warnings {
+			fmt.Fprintf(b, "- warning: %s\n", w)
 		}
 		if len(d.Changes) > 0 {
 			b.WriteString("```diff\n")

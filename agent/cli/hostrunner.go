@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/drivers/hostcontract"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// fleetHosts puts hosts into the central plan and apply. Hosts in a
+// network namespace on this machine (the lab, the demo) and this machine
+// itself run in-process; every other host runs `rocefab host plan|apply`
+// over SSH through the host JSON contract.
+type fleetHosts struct {
+	a     *app
+	res   *intent.Resolved
+	paths []string
+	ssh   hostcontract.Runner
+}
+
+var _ engine.HostRunner = (*fleetHosts)(nil)
+
+func (a *app) newFleetHosts(res *intent.Resolved, paths []string) *fleetHosts {
+	return &fleetHosts{a: a, res: res, paths: paths, ssh: a.sshHostRunner()}
+}
+
+// sshHostRunner runs commands on hosts over SSH; nil until wired.
+func (a *app) sshHostRunner() hostcontract.Runner { return nil }
+
+func (f *fleetHosts) intent() (*intent.Resolved, error) {
+	if f.res != nil {
+		return f.res, nil
+	}
+	res, err := f.a.loadIntent(f.paths)
+	if err != nil {
+		return nil, fmt.Errorf("hosts need the plan's intent (%s): %w", strings.Join(f.paths, ", "), err)
+	}
+	f.res = res
+	return res, nil
+}
+
+// inProcess reports whether the host is reachable without SSH.
+func (f *fleetHosts) inProcess(res *intent.Resolved, h *intent.Host) bool {
+	if h.Netns != "" {
+		return true
+	}
+	local, err := localHost(res)
+	return err == nil && local.Name == h.Name
+}
+
+func (f *fleetHosts) run(ctx context.Context, res *intent.Resolved, h *intent.Host, apply bool) (*hostcontract.HostReport, string, error) {
+	if f.inProcess(res, h) {
+		kind := hostcontract.KindHostPlan
+		if apply {
+			kind = hostcontract.KindHostApply
+		}
+		flags := &hostFlags{apply: apply, kind: kind, timeout: 10 * time.Second}
+		transport := "local"
+		if h.Netns != "" {
+			transport = "netns"
+		}
+		r, err := f.a.runHost(ctx, flags, res, h)
+		return r, transport, err
+	}
+	if f.ssh == nil {
+		return nil, "ssh", fmt.Errorf("host %s is reached over SSH, which this build cannot do yet; run `rocefab host %s --host %s` on it", h.Name, map[bool]string{true: "apply", false: "plan"}[apply], h.Name)
+	}
+	data, err := bundleIntent(f.paths)
+	if err != nil {
+		return nil, "ssh", err
+	}
+	client := &hostcontract.Client{Runner: f.ssh, Intent: data}
+	var r *hostcontract.HostReport
+	if apply {
+		r, err = client.Apply(ctx, h.Name)
+	} else {
+		r, err = client.Plan(ctx, h.Name)
+	}
+	return r, "ssh", err
+}
+
+// PlanHost runs host plan and turns its report into a device plan.
+func (f *fleetHosts) PlanHost(ctx context.Context, res *intent.Resolved, h *intent.Host) (compliance.DevicePlan, error) {
+	f.res = res
+	dp := compliance.DevicePlan{Device: h.Name, Kind: "host", Platform: "host", Address: h.Address.String(),
+		Connection: compliance.Connection{Netns: h.Netns}}
+	r, transport, err := f.run(ctx, res, h, false)
+	dp.Transport = transport
+	if err != nil {
+		return dp, err
+	}
+	if r.Failed() {
+		return dp, fmt.Errorf("host plan: %s", hostFailure(r))
+	}
+	dp.Changes = r.Changes()
+	dp.Warnings = unsupportedNote(r)
+	dp.Notes = r.Notes
+	return dp, nil
+}
+
+// ApplyHost runs host apply, which is all-or-nothing on the host.
+func (f *fleetHosts) ApplyHost(ctx context.Context, dp compliance.DevicePlan) error {
+	res, err := f.intent()
+	if err != nil {
+		return err
+	}
+	h := res.Host(dp.Device)
+	if h == nil {
+		return fmt.Errorf("host %s is no longer in the intent", dp.Device)
+	}
+	r, _, err := f.run(ctx, res, h, true)
+	if err != nil {
+		return err
+	}
+	if r.Failed() {
+		return fmt.Errorf("host apply: %s", hostFailure(r))
+	}
+	return nil
+}
+
+func hostFailure(r *hostcontract.HostReport) string {
+	if r.Error != "" {
+		return r.Error
+	}
+	var parts []string
+	for _, s := range r.Settings {
+		if s.Status == hostcontract.StatusFailed || s.Status == hostcontract.StatusRolledBack {
+			parts = append(parts, fmt.Sprintf("%s %s %s: %s", s.NIC, s.Name, s.Status, s.Message))
+		}
+	}
+	if r.RolledBack {
+		parts = append(parts, "earlier values restored")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// unsupportedNote names the settings the host cannot do, so a plan never
+// hides them.
+func unsupportedNote(r *hostcontract.HostReport) []string {
+	var names []string
+	for _, s := range r.Settings {
+		if s.Status == hostcontract.StatusUnsupported {
+			names = append(names, s.NIC+" "+s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	return []string{fmt.Sprintf("%d setting(s) unsupported on this device: %s", len(names), strings.Join(names, ", "))}
+}
+
+// bundleIntent joins intent files into one multi-document YAML stream for
+// a host that reads the intent on standard input.
+func bundleIntent(paths []string) ([]byte, error) {
+	files, err := intentFileList(paths)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for i, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b.WriteString("\n---\n")
+		}
+		b.Write(data)
+	}
+	return b.Bytes(), nil
+}
+
+func intentFileList(paths []string) ([]string, error) {
+	fab, diags := intent.Load(paths...)
+	if fab == nil {
+		return nil, diags.Err()
+	}
+	return fab.Files, nil
+}
