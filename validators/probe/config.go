@@ -53,11 +53,13 @@ type EndpointConfig struct {
 	now func() time.Time // test clock for the rate limiters
 }
 
-// Defaults for EndpointConfig's zero fields.
+// Defaults for EndpointConfig's zero fields. Replies and CNPs are capped so
+// a spoofed flood can reflect at most about 70 Mbit/s off a responder;
+// replies the caps suppress are counted and reported, never read as loss.
 const (
-	defaultReplyPPS         = 100_000
-	defaultReplyBytesPerSec = 50 << 20
-	defaultCNPPPS           = 50_000
+	defaultReplyPPS         = 20_000
+	defaultReplyBytesPerSec = 8 << 20
+	defaultCNPPPS           = 20_000
 	defaultMaxReadBytes     = 64 << 10
 	defaultMaxPeers         = 4096
 )

@@ -24,6 +24,7 @@ type rawPeer struct {
 	qp      uint32 // responder QP we address (odd)
 	pol     Policy
 	replies chan reply
+	markers uint32 // marker requests sent (see collect)
 }
 
 type reply struct {
@@ -117,13 +118,40 @@ func (r *rawPeer) sendRaw(tos uint8, b []byte) {
 	}
 }
 
-// collect returns the replies that arrive until quiet passes without one.
-func (r *rawPeer) collect(quiet time.Duration) []reply {
+// collect returns the replies to everything sent so far. It sends a marker
+// request on a QP of its own and waits for its ACK: the endpoint handles
+// packets in order, so by then every earlier reply has been queued too.
+// This keeps the tests independent of scheduling delays on a busy machine.
+func (r *rawPeer) collect() []reply {
+	r.t.Helper()
+	marker := wire.Packet{BTH: wire.BTH{Opcode: wire.OpRCSendOnly, PKey: r.pol.PKey, DestQP: r.pol.QPMax, PSN: r.markers, AckReq: true}, Payload: []byte{0}}
+	r.markers++
+	r.send(ect0, marker)
+	var out []reply
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case rp := <-r.replies:
+			if rp.p.BTH.DestQP != r.pol.QPMax-1 {
+				out = append(out, rp)
+				continue
+			}
+			return append(out, r.collectQuiet(20*time.Millisecond)...)
+		case <-deadline:
+			r.t.Fatal("the endpoint never answered the marker request")
+		}
+	}
+}
+
+// collectQuiet returns the replies that arrive until quiet passes without one.
+func (r *rawPeer) collectQuiet(quiet time.Duration) []reply {
 	var out []reply
 	for {
 		select {
 		case rp := <-r.replies:
-			out = append(out, rp)
+			if rp.p.BTH.DestQP != r.pol.QPMax-1 {
+				out = append(out, rp)
+			}
 		case <-time.After(quiet):
 			return out
 		}
@@ -132,7 +160,7 @@ func (r *rawPeer) collect(quiet time.Duration) []reply {
 
 func (r *rawPeer) expectNothing() {
 	r.t.Helper()
-	if got := r.collect(50 * time.Millisecond); len(got) != 0 {
+	if got := r.collect(); len(got) != 0 {
 		r.t.Fatalf("expected no reply, got %d: first %s", len(got), got[0].p.BTH.Opcode)
 	}
 }
@@ -194,7 +222,7 @@ func TestResponderAckMSNAndPSN(t *testing.T) {
 	}
 	for _, st := range steps {
 		r.send(ect0, st.in...)
-		got := r.collect(40 * time.Millisecond)
+		got := r.collect()
 		if len(got) != len(st.want) {
 			t.Fatalf("%s: %d replies, want %d", st.name, len(got), len(st.want))
 		}
@@ -211,7 +239,7 @@ func TestResponderAckMSNAndPSN(t *testing.T) {
 	// PSNs are 24 bits: 0xFFFFFF is followed by 0 without a gap.
 	r.qp += 2
 	r.send(ect0, data(wire.OpRCSendOnly, 0xFFFFFF, true), data(wire.OpRCSendOnly, 0, true))
-	got := r.collect(40 * time.Millisecond)
+	got := r.collect()
 	if len(got) != 2 || got[0].p.BTH.PSN != 0xFFFFFF || got[1].p.BTH.PSN != 0 || !got[1].p.AETH.IsACK() || got[1].p.AETH.MSN != 2 {
 		t.Fatalf("PSN wrap: %d replies %+v", len(got), got)
 	}
@@ -225,7 +253,7 @@ func TestResponderReadResponses(t *testing.T) {
 		return p
 	}
 	r.send(ect0, read(500, 0x10, 201))
-	got := r.collect(40 * time.Millisecond)
+	got := r.collect()
 	if len(got) != 1 {
 		t.Fatalf("%d replies to a 201-byte READ", len(got))
 	}
@@ -236,7 +264,7 @@ func TestResponderReadResponses(t *testing.T) {
 
 	// 20000 bytes at host MTU 9000 over IPv4: segments of 9000-28-20 = 8952.
 	r.send(ect0, read(501, 0x2000, 20000))
-	got = r.collect(40 * time.Millisecond)
+	got = r.collect()
 	want := []struct {
 		op   wire.Opcode
 		size int
@@ -260,13 +288,13 @@ func TestResponderReadResponses(t *testing.T) {
 	p := r.req(wire.OpRCSendOnly, 504, true)
 	p.Payload = []byte{0}
 	r.send(ect0, p)
-	got = r.collect(40 * time.Millisecond)
+	got = r.collect()
 	if len(got) != 1 || !got[0].p.AETH.IsACK() || got[0].p.BTH.PSN != 504 || got[0].p.AETH.MSN != 3 {
 		t.Fatalf("after a 3-segment READ: %+v", got)
 	}
 	// Above MaxReadBytes: NAK invalid request, no data.
 	r.send(ect0, read(505, 0, defaultMaxReadBytes+1))
-	got = r.collect(40 * time.Millisecond)
+	got = r.collect()
 	if len(got) != 1 || got[0].p.AETH.Syndrome != wire.NAKInvalidRequest || got[0].p.BTH.PSN != 505 {
 		t.Fatalf("oversized READ: %+v", got)
 	}
@@ -322,7 +350,7 @@ func TestResponderCNPOnlyForCEMarkedRequests(t *testing.T) {
 			r := newRawPeer(t, EndpointConfig{})
 			r.send(tc.tos, tc.pkt(r))
 			var cnps []reply
-			for _, rp := range r.collect(50 * time.Millisecond) {
+			for _, rp := range r.collect() {
 				if rp.p.BTH.Opcode == wire.OpCNP {
 					cnps = append(cnps, rp)
 				}
@@ -385,7 +413,7 @@ func TestResponderRateLimitsRepliesAndCNPs(t *testing.T) {
 	// Buckets hold a tenth of a second, at least 64: 64 ACKs and 64 CNPs.
 	ps := burst()
 	r.send(ce26, ps...)
-	acks, cnps := count(r.collect(80 * time.Millisecond))
+	acks, cnps := count(r.collectQuiet(300 * time.Millisecond))
 	if acks != 64 || cnps != 64 {
 		t.Fatalf("with a frozen clock: %d ACKs, %d CNPs; want the 64-packet bursts", acks, cnps)
 	}
@@ -399,7 +427,7 @@ func TestResponderRateLimitsRepliesAndCNPs(t *testing.T) {
 		ps[i].BTH.PSN += 200
 	}
 	r.send(ce26, ps...)
-	acks, cnps = count(r.collect(80 * time.Millisecond))
+	acks, cnps = count(r.collectQuiet(300 * time.Millisecond))
 	if acks != 64 || cnps != 64 {
 		t.Fatalf("after refill: %d ACKs, %d CNPs", acks, cnps)
 	}
@@ -432,6 +460,8 @@ func TestResponderFiltersForeignTraffic(t *testing.T) {
 	r.expectNothing()
 
 	c := r.ep.Counters()
+	c.Received -= uint64(r.markers)
+	c.RepliesSent -= uint64(r.markers)
 	want := Counters{Received: 6, ForeignPKey: 1, ForeignQP: 2, Unexpected: 1, ICRCErrors: 1, Malformed: 1}
 	if c != want {
 		t.Fatalf("counters\n got  %+v\n want %+v", c, want)
@@ -440,7 +470,7 @@ func TestResponderFiltersForeignTraffic(t *testing.T) {
 	q := r.req(wire.OpRCSendOnly, 2, true)
 	q.Payload = appendStatsRequest(nil, statsQuery, 9)
 	r.send(ect0, q)
-	for _, rp := range r.collect(40 * time.Millisecond) {
+	for _, rp := range r.collect() {
 		if rp.p.BTH.Opcode == wire.OpRCSendOnly {
 			m, err := parseStats(rp.p.Payload, "test")
 			if err != nil || m.Stats.ICRCErrors != 1 {
@@ -459,7 +489,7 @@ func TestStatsExchange(t *testing.T) {
 		p := r.req(wire.OpRCSendOnly, psn, true)
 		p.Payload = appendStatsRequest(nil, kind, token)
 		r.send(ect0, p)
-		for _, rp := range r.collect(40 * time.Millisecond) {
+		for _, rp := range r.collect() {
 			if rp.p.BTH.Opcode == wire.OpRCSendOnly {
 				r.checkReply(rp, wire.OpRCSendOnly, rp.p.BTH.PSN)
 				m, err := parseStats(rp.p.Payload, "test")
@@ -492,7 +522,7 @@ func TestStatsExchange(t *testing.T) {
 	p.Payload = appendStatsHeader(nil, 2, statsQuery, 77)
 	r.send(ect0, p)
 	var answered bool
-	for _, rp := range r.collect(40 * time.Millisecond) {
+	for _, rp := range r.collect() {
 		if rp.p.BTH.Opcode != wire.OpRCSendOnly {
 			continue
 		}
