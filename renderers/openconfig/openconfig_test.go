@@ -360,3 +360,16 @@ func TestStrMatchesDevcfgString(t *testing.T) {
 		}
 	}
 }
+
+func TestMarshalNoEscape(t *testing.T) {
+	for _, s := range []string{"/a/b[k=v]/c", "cli:/x > y", `a"b`, `a\b`, "ünï", "\t"} {
+		got, err := marshalNoEscape(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil || back != s {
+			t.Errorf("marshalNoEscape(%q) = %s, decodes to %q (%v)", s, got, back, err)
+		}
+	}
+}

@@ -196,6 +196,14 @@ func Encode(cfg *devcfg.Config) ([]byte, error) {
 // marshalNoEscape encodes a string without HTML escaping, so " > " in CLI
 // keys stays readable.
 func marshalNoEscape(s string) ([]byte, error) {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\'
+	}
+	if plain {
+		return []byte(`"` + s + `"`), nil
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
