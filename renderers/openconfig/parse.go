@@ -122,9 +122,10 @@ var identityModules = map[string]string{
 }
 
 // Normalise rewrites what targets vary in but that means the same: uint64
-// leaves sent as JSON numbers (JSON encoding) become RFC 7951 strings, and
+// leaves sent as JSON numbers (JSON encoding) become RFC 7951 strings,
 // identities without or with a short prefix ("oc-qos-types:X", "X") get
-// their module prefix. Anything else is kept, so drift stays visible.
+// their module prefix, and trunk VLANs sent as strings become numbers.
+// Anything else is kept, so drift stays visible.
 func Normalise(cfg *devcfg.Config) *devcfg.Config {
 	if cfg == nil || cfg.Shape != devcfg.ShapePaths {
 		return cfg
@@ -137,6 +138,9 @@ func Normalise(cfg *devcfg.Config) *devcfg.Config {
 		if isUint64Leaf(p) && isDigits(string(v)) {
 			out.Paths[p] = devcfg.String(string(v))
 		}
+		if strings.HasSuffix(p, "/switched-vlan/config/trunk-vlans") {
+			out.Paths[p] = vlanNumbers(v)
+		}
 		if strings.HasSuffix(p, "/config/type") && strings.HasPrefix(string(v), `"`) {
 			name := v.Text()
 			if i := strings.LastIndexByte(name, ':'); i >= 0 {
@@ -148,6 +152,25 @@ func Normalise(cfg *devcfg.Config) *devcfg.Config {
 		}
 	}
 	return out
+}
+
+// vlanNumbers writes VLAN IDs sent as strings ("100") as the numbers they
+// are (vlan-id is the union's first member); ranges ("100..200") stay.
+func vlanNumbers(v devcfg.Value) devcfg.Value {
+	items, ok := v.Any().([]any)
+	if !ok {
+		return v
+	}
+	for i, it := range items {
+		if s, ok := it.(string); ok && isDigits(s) && len(s) <= 4 {
+			n := strings.TrimLeft(s, "0")
+			if n == "" {
+				n = "0"
+			}
+			items[i] = json.Number(n)
+		}
+	}
+	return devcfg.JSON(items)
 }
 
 func isDigits(s string) bool {

@@ -159,3 +159,38 @@ func TestNXOSNetworkQoSSingleton(t *testing.T) {
 		t.Error("the eos fallback claims a singleton")
 	}
 }
+
+func TestNormaliseUnit(t *testing.T) {
+	const (
+		qmp = "/qos/queue-management-profiles/queue-management-profile[name=ROCEFAB_ECN]/wred/uniform/config/"
+		in  = "/qos/scheduler-policies/scheduler-policy[name=ROCEFAB_SCHED]/schedulers/scheduler[sequence=1]/inputs/input[id=ROCEFAB_ROCE]/config/weight"
+		sv  = "/interfaces/interface[name=Ethernet1]/ethernet/switched-vlan/config/trunk-vlans"
+	)
+	src := &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{
+		qmp + "min-threshold": `150000`,
+		qmp + "weight":        `0`,
+		in:                    `50`,
+		sv:                    `["100","0200","100..200"]`,
+		"/interfaces/interface[name=E1]/config/type":   `"ethernetCsmacd"`,
+		"/interfaces/interface[name=E2]/config/type":   `"ianaift:ieee8023adLag"`,
+		"/interfaces/interface[name=E3]/config/type":   `"iana-if-type:softwareLoopback"`,
+		"cli:/interface E1 > description /config/type": `"x"`,
+	}}
+	orig := src.Paths.Text()
+	want := devcfg.Paths{
+		qmp + "min-threshold": `"150000"`,
+		qmp + "weight":        `0`,
+		in:                    `"50"`,
+		sv:                    `[100,200,"100..200"]`,
+		"/interfaces/interface[name=E1]/config/type":   `"iana-if-type:ethernetCsmacd"`,
+		"/interfaces/interface[name=E2]/config/type":   `"iana-if-type:ieee8023adLag"`,
+		"/interfaces/interface[name=E3]/config/type":   `"iana-if-type:softwareLoopback"`,
+		"cli:/interface E1 > description /config/type": `"x"`,
+	}
+	if diff := cmp.Diff(want, Normalise(src).Paths); diff != "" {
+		t.Fatalf("Normalise (-want +got):\n%s", diff)
+	}
+	if src.Paths.Text() != orig {
+		t.Fatal("Normalise changed its input")
+	}
+}
