@@ -1,0 +1,304 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/agent/daemon/intentsrc"
+	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/validators/lint"
+)
+
+// Meta keys in the history database.
+const (
+	metaLoaded  = "loaded-revision"  // the last valid revision recorded and planned
+	metaRefused = "refused-revision" // the last invalid revision recorded
+)
+
+// lastValidDir keeps a copy of the last valid intent, so a restarted
+// agent whose source now holds an invalid commit keeps working.
+const lastValidDir = "last-valid-intent"
+
+// loaded is an intent the agent works from.
+type loaded struct {
+	res      *intent.Resolved
+	snap     intentsrc.Snapshot
+	ref      compliance.IntentRef
+	loadedAt time.Time
+	// fromCopy: loaded from the last valid copy, the source being invalid.
+	fromCopy bool
+}
+
+func (l *loaded) describe() string {
+	if l.snap.Commit != "" {
+		return "commit " + l.snap.Commit
+	}
+	return "revision " + l.snap.Revision
+}
+
+type reloadStatus struct {
+	OK       bool              `json:"ok"`
+	At       time.Time         `json:"at"`
+	Commit   string            `json:"commit,omitempty"`
+	Revision string            `json:"revision,omitempty"`
+	RunID    string            `json:"runId,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	Findings []history.Finding `json:"findings,omitempty"`
+}
+
+type fetchStatus struct {
+	At    time.Time `json:"at"`
+	Error string    `json:"error,omitempty"`
+}
+
+// intent is the intent in use, nil until one was valid.
+func (a *Agent) intent() *loaded {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.current
+}
+
+// refresh fetches the source and loads a new revision.
+func (a *Agent) refresh(ctx context.Context) {
+	snap, err := a.cfg.Source.Update(ctx)
+	a.mu.Lock()
+	a.fetch = fetchStatus{At: a.now().UTC()}
+	if err != nil {
+		a.fetch.Error = err.Error()
+	}
+	a.mu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		a.metrics.fetchErrors.Inc()
+		a.log.Warn("intent source", zap.Error(err))
+		if a.intent() == nil {
+			a.loadLastValid(ctx)
+		}
+		return
+	}
+	if cur := a.intent(); cur != nil && !cur.fromCopy && cur.snap.Revision == snap.Revision {
+		return
+	}
+	refused, _ := a.db.Meta(metaRefused)
+	if refused == snap.Revision {
+		// Already recorded as invalid; keep (or find) the last valid one.
+		if a.intent() == nil {
+			a.loadLastValid(ctx)
+		}
+		return
+	}
+	a.load(ctx, snap)
+}
+
+// findings turns intent diagnostics into run findings.
+func findings(diags intent.Diagnostics) []history.Finding {
+	out := make([]history.Finding, 0, len(diags))
+	for _, d := range diags {
+		where := d.Loc.String()
+		if d.Field != "" {
+			where += " " + d.Field
+		}
+		out = append(out, history.Finding{Code: d.Code, Severity: d.Severity.String(), Where: where, Message: d.Message})
+	}
+	return out
+}
+
+// load validates a new revision and swaps it in only if it is valid. An
+// invalid one is recorded as a failed reload with its findings.
+func (a *Agent) load(ctx context.Context, snap intentsrc.Snapshot) {
+	started := a.now().UTC()
+	res, diags := lint.Validate(a.deps.Renderers, snap.Paths...)
+	run := &history.Run{ID: engine.NewRunID(started), Kind: history.KindReload, Trigger: history.TriggerCommit,
+		Commit: snap.Commit, Revision: snap.Revision, Shard: a.cfg.Shard.String(), Started: started, Findings: findings(diags)}
+	run.Summary.Findings = len(run.Findings)
+	if res != nil {
+		run.Fabric = res.Name
+	}
+	what := "revision " + snap.Short()
+	if snap.Commit != "" {
+		what = "commit " + snap.Commit
+	}
+	if res == nil || diags.HasErrors() {
+		errs, warns := diags.Count()
+		keep := "no valid intent yet: the agent waits for a valid one"
+		if cur := a.intent(); cur != nil {
+			keep = "keeping the last valid intent (" + cur.describe() + ")"
+		} else if cur := a.loadLastValid(ctx); cur != nil {
+			keep = "keeping the last valid intent from before the restart (" + cur.describe() + ")"
+		}
+		run.Result = history.ResultFailure
+		run.Error = fmt.Sprintf("intent at %s is invalid: %d error(s), %d warning(s); %s", what, errs, warns, keep)
+		a.log.Warn("intent refused", zap.String("revision", snap.Revision), zap.Int("errors", errs), zap.String("keeping", keep))
+		a.setReload(false, snap, run)
+		a.record(run)
+		if err := a.db.SetMeta(metaRefused, snap.Revision); err != nil {
+			a.log.Error("history", zap.Error(err))
+		}
+		return
+	}
+	cur := &loaded{res: res, snap: snap, loadedAt: started,
+		ref: compliance.IntentRef{Fabric: res.Name, Paths: snap.Paths, Commit: snap.Commit}}
+	a.mu.Lock()
+	a.current = cur
+	a.mu.Unlock()
+	a.setReload(true, snap, run)
+	a.log.Info("intent loaded", zap.String("fabric", res.Name), zap.String("revision", snap.Revision))
+	if err := a.saveLastValid(snap); err != nil {
+		a.log.Warn("could not keep a copy of the valid intent", zap.Error(err))
+	}
+	a.followCounters(ctx, cur)
+	if done, _ := a.db.Meta(metaLoaded); done == snap.Revision {
+		return // a restart on a revision already planned
+	}
+	run.Result = history.ResultSuccess
+	a.record(run)
+	if err := a.db.SetMeta(metaLoaded, snap.Revision); err != nil {
+		a.log.Error("history", zap.Error(err))
+	}
+	kind := history.KindPlan
+	if a.cfg.Apply.Auto {
+		kind = history.KindApply
+	}
+	if _, err := a.execute(ctx, kind, history.TriggerCommit, ""); err != nil {
+		a.log.Error("run for the new commit", zap.Error(err))
+	}
+}
+
+func (a *Agent) setReload(ok bool, snap intentsrc.Snapshot, run *history.Run) {
+	at := a.now().UTC()
+	a.mu.Lock()
+	a.reload = reloadStatus{OK: ok, At: at, Commit: snap.Commit, Revision: snap.Revision, RunID: run.ID, Error: run.Error, Findings: run.Findings}
+	cur := a.current
+	a.mu.Unlock()
+	a.metrics.reloaded(ok, at)
+	if ok && cur != nil {
+		a.metrics.intentInfo.Reset()
+		a.metrics.intentInfo.WithLabelValues(cur.res.Name, snap.Commit, snap.Revision).Set(1)
+	}
+}
+
+func (a *Agent) followCounters(ctx context.Context, cur *loaded) {
+	if a.cfg.CountersInterval <= 0 {
+		return
+	}
+	a.mu.RLock()
+	runCtx := a.runCtx
+	a.mu.RUnlock()
+	if runCtx == nil {
+		runCtx = ctx
+	}
+	a.streams.sync(runCtx, cur.res, a.cfg.Shard.OwnsFunc())
+}
+
+// lastValidMeta describes the copy of the last valid intent.
+type lastValidMeta struct {
+	Commit   string   `json:"commit,omitempty"`
+	Revision string   `json:"revision"`
+	Paths    []string `json:"paths"` // relative to the copy
+}
+
+// saveLastValid copies the intent files (YAML only) of a valid revision.
+func (a *Agent) saveLastValid(snap intentsrc.Snapshot) error {
+	final := filepath.Join(a.cfg.StateDir, lastValidDir)
+	tmp := final + ".tmp"
+	_ = os.RemoveAll(tmp)
+	meta := lastValidMeta{Commit: snap.Commit, Revision: snap.Revision}
+	for i, p := range snap.Paths {
+		rel := filepath.Join(fmt.Sprint(i), filepath.Base(filepath.Clean(p)))
+		if err := copyIntent(p, filepath.Join(tmp, rel)); err != nil {
+			return err
+		}
+		meta.Paths = append(meta.Paths, rel)
+	}
+	data, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "meta.json"), data, 0o600); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(final); err != nil {
+		return err
+	}
+	return os.Rename(tmp, final)
+}
+
+func copyIntent(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(target, 0o700)
+		}
+		if path != src && !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o600)
+	})
+}
+
+// loadLastValid loads the copy of the last valid intent when the agent
+// has none (a restart while the source is invalid or unreachable).
+func (a *Agent) loadLastValid(ctx context.Context) *loaded {
+	if cur := a.intent(); cur != nil {
+		return cur
+	}
+	dir := filepath.Join(a.cfg.StateDir, lastValidDir)
+	data, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return nil
+	}
+	var meta lastValidMeta
+	if err := json.Unmarshal(data, &meta); err != nil || len(meta.Paths) == 0 {
+		return nil
+	}
+	paths := make([]string, len(meta.Paths))
+	for i, p := range meta.Paths {
+		paths[i] = filepath.Join(dir, p)
+	}
+	res, diags := lint.Validate(a.deps.Renderers, paths...)
+	if res == nil || diags.HasErrors() {
+		a.log.Warn("the copy of the last valid intent no longer validates", zap.String("dir", dir))
+		return nil
+	}
+	snap := intentsrc.Snapshot{Paths: paths, Commit: meta.Commit, Revision: meta.Revision}
+	cur := &loaded{res: res, snap: snap, loadedAt: a.now().UTC(), fromCopy: true,
+		ref: compliance.IntentRef{Fabric: res.Name, Paths: paths, Commit: meta.Commit}}
+	a.mu.Lock()
+	a.current = cur
+	a.mu.Unlock()
+	a.metrics.intentInfo.Reset()
+	a.metrics.intentInfo.WithLabelValues(res.Name, meta.Commit, meta.Revision).Set(1)
+	a.log.Info("working from the copy of the last valid intent", zap.String("revision", meta.Revision))
+	a.followCounters(ctx, cur)
+	return cur
+}
