@@ -109,7 +109,7 @@ func addFallback(cfg *devcfg.Config, sw *intent.Switch, cls classes, l2MTU int) 
 	cfg.Notes = append(cfg.Notes, fmt.Sprintf("OpenConfig has no PFC model: PFC rendered through the %s fallback (gNMI origin %s, exempt from OpenConfig YANG validation)", name, fb.origin))
 
 	d := fallbackData{Ports: ports, Priorities: cls.lossless, MTU: l2MTU, PGOf: map[int]int{}, CableLength: p.CableLength,
-		PGMap: sw.ASIC == "mellanox" || sw.ASIC == "barefoot"}
+		PGMap: strings.EqualFold(sw.ASIC, "mellanox") || strings.EqualFold(sw.ASIC, "barefoot")}
 	var list []string
 	for _, prio := range cls.lossless {
 		list = append(list, strconv.Itoa(prio))

@@ -332,7 +332,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 
 	pfc := p.PFCOn()
-	pgMap := pfc && (sw.ASIC == "mellanox" || sw.ASIC == "barefoot")
+	pgMap := pfc && (strings.EqualFold(sw.ASIC, "mellanox") || strings.EqualFold(sw.ASIC, "barefoot"))
 	if pfc {
 		for tc := 0; tc < 8; tc++ {
 			pg := 0

@@ -72,6 +72,7 @@ var variants = []struct {
 }{
 	{"basic", func(sw *intent.Switch) {}},
 	{"broadcom", func(sw *intent.Switch) { sw.ASIC = "broadcom" }},
+	{"barefoot", func(sw *intent.Switch) { sw.ASIC = "Barefoot" }},
 	{"pfc-only", func(sw *intent.Switch) { sw.Policy.Profile = intent.ProfilePFCOnly }},
 	{"ecn-only", func(sw *intent.Switch) { sw.Policy.Profile = intent.ProfileECNOnly }},
 	{"static-buffers", func(sw *intent.Switch) {
@@ -165,6 +166,7 @@ func TestRenderFacts(t *testing.T) {
 		{"basic", "PORT_QOS_MAP", "Ethernet124", "pfc_to_pg_map", MapName},
 		{"basic", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", MapName, "3", "3"},
 		{"broadcom", "PORT_QOS_MAP", "Ethernet0", "pfc_to_pg_map", "<absent>"},
+		{"barefoot", "PORT_QOS_MAP", "Ethernet0", "pfc_to_pg_map", MapName},
 		{"broadcom", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", MapName, "3", "<absent>"},
 		{"basic", "WRED_PROFILE", WREDProfile, "green_min_threshold", "150000"},
 		{"basic", "WRED_PROFILE", WREDProfile, "green_max_threshold", "1500000"},
