@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
@@ -54,6 +55,9 @@ func splitConfigDBPath(p string) ([]string, error) {
 	}
 	if !strings.HasPrefix(p, "/") || len(p) < 2 {
 		return nil, fmt.Errorf("config_db path %q does not start with /TABLE", p)
+	}
+	if !utf8.ValidString(p) {
+		return nil, fmt.Errorf("config_db path %q is not UTF-8", p)
 	}
 	var segs []string
 	var cur strings.Builder

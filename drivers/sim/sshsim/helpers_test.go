@@ -4,6 +4,9 @@ import (
 	"net"
 	"strconv"
 	"testing"
+	"time"
+
+	"go.uber.org/zap"
 )
 
 func startSim(t testing.TB, opt Options) *Sim {
@@ -31,3 +34,7 @@ func splitHostPort(t testing.TB, addr string) (string, int) {
 	}
 	return host, port
 }
+
+func timeZero() time.Time { return time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+func nopLogger() *zap.Logger { return zap.NewNop() }

@@ -299,23 +299,27 @@ func oneOf(word string, allowed []string) bool {
 // nvueEdit runs `nv set ...` or `nv unset ...` (the words, "nv" first)
 // on tree and returns the error NVUE prints, or "".
 func nvueEdit(tree map[string]any, f []string) string {
-	if len(f) < 3 {
-		return "Usage: nv " + strings.Join(f[1:], " ") + " <attribute> ...\nError: missing path"
+	if len(f) < 3 || f[0] != "nv" || (f[1] != "set" && f[1] != "unset") {
+		return "Usage: nv set|unset <attribute> ...\nError: missing path"
 	}
 	words := f[2:]
 	if msg := nvueCheck(words); msg != "" {
 		return msg
 	}
-	if f[1] == "unset" {
-		for _, w := range nvueExpand(words) {
-			nvueUnset(tree, w)
-		}
-		return ""
-	}
+	// A command applies whole or not at all.
+	work := deepCopyJSON(tree).(map[string]any)
 	for _, w := range nvueExpand(words) {
-		if err := nvueSet(tree, w); err != nil {
+		if f[1] == "unset" {
+			nvueUnset(work, w)
+		} else if err := nvueSet(work, w); err != nil {
 			return "Error: " + err.Error()
 		}
+	}
+	for k := range tree {
+		delete(tree, k)
+	}
+	for k, v := range work {
+		tree[k] = v
 	}
 	return ""
 }
@@ -364,8 +368,13 @@ var nvueLeaves = map[string]bool{
 
 // nvueExpand expands interface ranges ("swp1-4", "swp1,swp3") and numeric
 // lists ("traffic-class 0,3") into one command each.
-func nvueExpand(words []string) [][]string {
-	for i, w := range words {
+func nvueExpand(words []string) [][]string { return nvueExpandFrom(words, 0) }
+
+// nvueExpandFrom expands words from index start on; expanded items are not
+// expanded again.
+func nvueExpandFrom(words []string, start int) [][]string {
+	for i := start; i < len(words); i++ {
+		w := words[i]
 		var items []string
 		switch {
 		case i == 1 && words[0] == "interface" && strings.ContainsAny(w, ",-"):
@@ -394,7 +403,7 @@ func nvueExpand(words []string) [][]string {
 		var out [][]string
 		for _, it := range items {
 			w2 := append(append(append([]string(nil), words[:i]...), it), words[i+1:]...)
-			out = append(out, nvueExpand(w2)...)
+			out = append(out, nvueExpandFrom(w2, i+1)...)
 		}
 		return out
 	}
