@@ -196,4 +196,3 @@ func FuzzNVUEEdit(f *testing.F) {
 		}
 	})
 }
-
