@@ -22,4 +22,15 @@
 // `config checkpoint` / `config rollback`, and Parse reads `show
 // runningconfiguration all`. Parse also takes the flat gNMI leaf form
 // {"sonic-db:/TABLE/key/field": "value"}.
+//
+// # Ownership
+//
+// rocefab owns its ROCEFAB maps, ROCEFAB_* profiles and schedulers, the
+// PORT_QOS_MAP|global dscp_to_tc_map binding (a singleton), and on each
+// RoCE port: PORT mtu, the whole PORT_QOS_MAP entry, QUEUE|port|0..7,
+// BUFFER_PG|port|1..7 (PG 0 keeps the platform's lossy profile), PFC_WD,
+// CABLE_LENGTH (when set), VLAN_MEMBER and PORTCHANNEL_MEMBER. Stock images
+// key QUEUE and BUFFER_PG by ranges ("Ethernet0|3-4"); those keys are not
+// rocefab's and overlap its single-index keys, so remove them before the
+// first apply.
 package sonic
