@@ -21,7 +21,7 @@ func (d *Driver) pushEOS(ctx context.Context, id string, patch devcfg.Patch, win
 	if _, err := d.ensure(ctx); err != nil {
 		return nil, err
 	}
-	if err := d.configure(ctx, "configure session "+id, patch.Lines, "", "abort"); err != nil {
+	if err := d.configure(ctx, "configure session "+id, patch.Lines, "", ""); err != nil {
 		d.eosForget(ctx, id)
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/drivers"
+	driversall "github.com/rocefab/rocefab/drivers/all"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
@@ -202,4 +203,22 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return "(equal)"
+}
+
+// TestRegisteredTransport opens the driver through drivers/all, by its
+// transport name.
+func TestRegisteredTransport(t *testing.T) {
+	desired, e := basic(t, "leaf-eos")
+	sim, kh := startReal(t, sshsim.EOS, "leaf-eos")
+	d, err := driversall.Drivers().Open(testContext(t), "ssh", drivers.Options{
+		Device: "leaf-eos", Address: sim.Addr(), Platform: e.Attrs.Platform, Scope: desired.Owned,
+		Creds: drivers.Credentials{Username: "rocefab", Password: "s3cret-pw"}, SSH: drivers.SSHOptions{KnownHostsFile: kh},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Fetch(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
+	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // flakyProxy resets the first `fail` connections before any SSH byte is
@@ -143,5 +144,38 @@ func TestContextCancellation(t *testing.T) {
 	}
 	if time.Since(start) >= 3*time.Second {
 		t.Fatalf("the call waited for the slow answer (%v): cancellation was not honoured", time.Since(start))
+	}
+}
+
+// TestCloseRollsBackUnconfirmed: a driver closed while its own timer still
+// guards an unconfirmed change (NX-OS) rolls the change back rather than
+// leaving it behind with nobody to time it out.
+func TestCloseRollsBackUnconfirmed(t *testing.T) {
+	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
+	before := sim.Config()
+	d := open(t, testOptions(sim, kh, nxosTest, nil))
+	if _, err := d.Push(testCtx(t), devcfg.Patch{Lines: []string{"interface Ethernet1/2", "mtu 9216", "exit"}}, drivers.PushOptions{ConfirmWindow: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if sim.Config() == before {
+		t.Fatal("change not applied")
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sim.Config() != before || len(sim.Checkpoints()) != 0 {
+		t.Fatal("close left an unconfirmed change or its checkpoint behind")
+	}
+}
+
+// TestNoAuthSimulator: the simulator's test-only mode without
+// authentication.
+func TestNoAuthSimulator(t *testing.T) {
+	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.EOS, NoAuth: true, Username: "-"})
+	opt := testOptions(sim, kh, treePlatform("eos", "arista_eos", devcfg.CommitEOSSession), nil)
+	opt.Creds = drivers.Credentials{Username: "anyone"}
+	d := open(t, opt)
+	if _, err := d.Fetch(testCtx(t)); err != nil {
+		t.Fatal(err)
 	}
 }

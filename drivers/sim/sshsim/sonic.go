@@ -105,29 +105,32 @@ func (d *sonicDevice) pending() bool { return false }
 func (d *sonicDevice) config() string { return d.showRunning() }
 
 // showRunning prints config_db the way `show runningconfiguration all`
-// does (sorted keys, four-space indent), with what SONiC adds by itself:
-// the dynamic buffer model's generated lossless profiles in place of
-// "NULL", and the WRED profile defaults.
-func (d *sonicDevice) showRunning() string {
-	view := deepCopyJSON(d.db).(map[string]any)
-	if pgs, ok := view["BUFFER_PG"].(map[string]any); ok {
+// does: sorted keys, four-space indent.
+func (d *sonicDevice) showRunning() string { return marshalConfigDB(d.db) }
+
+// materialize does what SONiC's daemons write into config_db by themselves
+// after a change: the dynamic buffer model replaces a lossless priority
+// group's "NULL" profile with a generated pg_lossless_<speed>_<cable>_profile
+// (and creates it), and WRED profiles get their default fields.
+func (d *sonicDevice) materialize(db map[string]any) {
+	if pgs, ok := db["BUFFER_PG"].(map[string]any); ok {
 		for key, v := range pgs {
 			pg, ok := v.(map[string]any)
 			if !ok || pg["profile"] != "NULL" {
 				continue
 			}
 			port, _, _ := strings.Cut(key, "|")
-			name := d.generatedProfile(port)
+			name := d.generatedProfile(db, port)
 			pg["profile"] = name
-			profiles, ok := view["BUFFER_PROFILE"].(map[string]any)
+			profiles, ok := db["BUFFER_PROFILE"].(map[string]any)
 			if !ok {
 				profiles = map[string]any{}
-				view["BUFFER_PROFILE"] = profiles
+				db["BUFFER_PROFILE"] = profiles
 			}
 			profiles[name] = map[string]any{"dynamic_th": "0", "pool": "ingress_lossless_pool", "size": "19456", "xoff": "29696", "xon": "19456"}
 		}
 	}
-	if wred, ok := view["WRED_PROFILE"].(map[string]any); ok {
+	if wred, ok := db["WRED_PROFILE"].(map[string]any); ok {
 		for _, v := range wred {
 			if p, ok := v.(map[string]any); ok {
 				for _, f := range []string{"wred_yellow_enable", "wred_red_enable"} {
@@ -138,19 +141,18 @@ func (d *sonicDevice) showRunning() string {
 			}
 		}
 	}
-	return marshalConfigDB(view)
 }
 
-func (d *sonicDevice) generatedProfile(port string) string {
+func (d *sonicDevice) generatedProfile(db map[string]any, port string) string {
 	speed, cable := "100000", "5m"
-	if ports, ok := d.db["PORT"].(map[string]any); ok {
+	if ports, ok := db["PORT"].(map[string]any); ok {
 		if p, ok := ports[port].(map[string]any); ok {
 			if s, ok := p["speed"].(string); ok {
 				speed = s
 			}
 		}
 	}
-	if cl, ok := d.db["CABLE_LENGTH"].(map[string]any); ok {
+	if cl, ok := db["CABLE_LENGTH"].(map[string]any); ok {
 		for _, v := range cl {
 			if m, ok := v.(map[string]any); ok {
 				if c, ok := m[port].(string); ok {
@@ -201,6 +203,7 @@ func (d *sonicDevice) hand(lines []string) error {
 			return fmt.Errorf("sshsim: hand change %q: want SET or DEL", l)
 		}
 	}
+	d.materialize(next)
 	d.db = next
 	return nil
 }
@@ -368,6 +371,7 @@ func (d *sonicDevice) applyPatch(file string) string {
 	if err := validateConfigDB(next); err != nil {
 		return fail("Given patch will produce invalid config. Error: " + err.Error())
 	}
+	d.materialize(next)
 	d.db = next
 	var shown bytes.Buffer
 	_ = json.Compact(&shown, body)
