@@ -1,7 +1,3 @@
-//go:build ocrender
-
-// Build tag until renderers/openconfig is committed: go test -tags ocrender.
-
 package gnmi_test
 
 import (
