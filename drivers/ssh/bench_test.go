@@ -1,0 +1,63 @@
+package ssh_test
+
+import (
+	"testing"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/drivers/sim/sshsim"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// BenchmarkPushBasic pushes the examples/basic change to a fresh simulated
+// device per iteration (set-up excluded) and reports typed lines per second.
+func BenchmarkPushBasic(b *testing.B) {
+	for _, rt := range roundTrips {
+		b.Run(rt.switchName, func(b *testing.B) {
+			desired, e := basic(b, rt.switchName)
+			syn := e.Attrs.Platform.Syntax
+			lines := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				sim, kh := startReal(b, rt.personality, rt.switchName)
+				d := openReal(b, sim, kh, e, desired.Owned)
+				ctx := testContext(b)
+				run, err := d.Fetch(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				patch := devcfg.BuildPatch(compliance.Diff(desired, run.Owned, syn, nil), syn)
+				sim.ResetReceived()
+				b.StartTimer()
+				if _, err := d.Push(ctx, patch, drivers.PushOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				lines += len(sim.Received())
+				_ = d.Close()
+				_ = sim.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(lines)/b.Elapsed().Seconds(), "lines/s")
+		})
+	}
+}
+
+// BenchmarkFetch reads and parses the running configuration.
+func BenchmarkFetch(b *testing.B) {
+	for _, rt := range roundTrips {
+		b.Run(rt.switchName, func(b *testing.B) {
+			desired, e := basic(b, rt.switchName)
+			sim, kh := startRealWith(b, sshsim.Options{Personality: rt.personality, Hostname: rt.switchName})
+			d := openReal(b, sim, kh, e, desired.Owned)
+			ctx := testContext(b)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := d.Fetch(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
