@@ -76,33 +76,7 @@ func mustList(t *testing.T, a *running, kind history.Kind) []history.Run {
 
 func metricValue(t *testing.T, a *running, family string, labels map[string]string) (float64, bool) {
 	t.Helper()
-	fams := scrape(t, a.base, "")
-	mf, ok := fams[family]
-	if !ok {
-		return 0, false
-	}
-	for _, m := range mf.GetMetric() {
-		match := true
-		for k, v := range labels {
-			found := false
-			for _, lp := range m.GetLabel() {
-				if lp.GetName() == k && lp.GetValue() == v {
-					found = true
-				}
-			}
-			match = match && found
-		}
-		if !match {
-			continue
-		}
-		switch {
-		case m.Gauge != nil:
-			return m.GetGauge().GetValue(), true
-		case m.Counter != nil:
-			return m.GetCounter().GetValue(), true
-		}
-	}
-	return 0, false
+	return valueIn(scrape(t, a.base, ""), family, labels)
 }
 
 // TestHandChangeNotifiesOnce: a hand change on a switch flips its metric

@@ -94,6 +94,9 @@ spec:
       address: "{{.Addr}}"
       credentials: {username: rocefab, passwordEnv: ROCEFAB_TEST_SIM_PASSWORD}
       ports: [{names: Ethernet1-2, mode: routed}]
+{{- if .Overrides}}
+      overrides: {{.Overrides}}
+{{- end}}
 {{- end}}
 `))
 
@@ -101,8 +104,10 @@ type fabricParams struct {
 	ECNMin   string
 	MTU      string
 	CA       string
-	Switches []struct{ Name, Addr string }
+	Switches []switchParams
 }
+
+type switchParams struct{ Name, Addr, Overrides string }
 
 type fixture struct {
 	t        *testing.T
@@ -116,14 +121,18 @@ type fixture struct {
 
 // newFixture starts n simulated switches (leaf1..leafN) and an intent
 // repository with a first valid commit.
-func newFixture(t *testing.T, n int) *fixture {
+func newFixture(t *testing.T, n int, tune ...func(*gnmisim.Options)) *fixture {
 	t.Helper()
 	f := &fixture{t: t, sims: map[string]*gnmisim.Target{}, repo: gittest.New(t), stateDir: filepath.Join(t.TempDir(), "state")}
 	var pem bytes.Buffer
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("leaf%d", i)
-		sim, err := gnmisim.Start(gnmisim.Options{Name: name, Username: simUser, Password: simPass,
-			Counters: gnmisim.CounterOptions{Priorities: []int{3}}})
+		opt := gnmisim.Options{Name: name, Username: simUser, Password: simPass,
+			Counters: gnmisim.CounterOptions{Priorities: []int{3}}}
+		for _, fn := range tune {
+			fn(&opt)
+		}
+		sim, err := gnmisim.Start(opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,10 +150,13 @@ func newFixture(t *testing.T, n int) *fixture {
 }
 
 // intent renders the fabric with an ECN minimum and a switch MTU.
-func (f *fixture) intent(ecnMin, mtu string) string {
+func (f *fixture) intent(ecnMin, mtu string) string { return f.intentWith(ecnMin, mtu, nil) }
+
+// intentWith adds per-switch lossless overrides (flow YAML).
+func (f *fixture) intentWith(ecnMin, mtu string, overrides map[string]string) string {
 	p := fabricParams{ECNMin: ecnMin, MTU: mtu, CA: f.ca}
 	for _, name := range f.names {
-		p.Switches = append(p.Switches, struct{ Name, Addr string }{name, f.sims[name].Addr()})
+		p.Switches = append(p.Switches, switchParams{name, f.sims[name].Addr(), overrides[name]})
 	}
 	var b strings.Builder
 	if err := fabricYAML.Execute(&b, p); err != nil {
@@ -206,14 +218,20 @@ func (f *fixture) engine() *engine.Engine {
 // config is a fast configuration: refresh every 50ms, no scheduled drift
 // within a test (the first check runs at start), no counters.
 func (f *fixture) config() Config {
-	g, err := intentsrc.NewGit(intentsrc.GitOptions{URL: f.repo.Dir, Dir: filepath.Join(f.stateDir, "git"), Paths: []string{"fabric"}})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return Config{StateDir: f.stateDir, Source: g, Refresh: 50 * time.Millisecond,
+	return Config{StateDir: f.stateDir, Source: gitSource(f.t, f, f.stateDir), Refresh: 50 * time.Millisecond,
 		Drift:           Schedule{Interval: time.Hour},
 		HTTP:            HTTPConfig{Listen: "127.0.0.1:0"},
 		ShutdownTimeout: 5 * time.Second}
+}
+
+// gitSource follows the fixture's repository with a working copy in
+// stateDir, as the CLI sets it up.
+func gitSource(t *testing.T, f *fixture, stateDir string) intentsrc.Source {
+	g, err := intentsrc.NewGit(intentsrc.GitOptions{URL: f.repo.Dir, Dir: filepath.Join(stateDir, "git"), Paths: []string{"fabric"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 func (f *fixture) deps() Deps {

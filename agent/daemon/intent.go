@@ -103,11 +103,18 @@ func (a *Agent) refresh(ctx context.Context) {
 	a.load(ctx, snap)
 }
 
-// findings turns intent diagnostics into run findings.
-func findings(diags intent.Diagnostics) []history.Finding {
+// findings turns intent diagnostics into run findings, naming files
+// relative to the repository root when there is one.
+func findings(diags intent.Diagnostics, root string) []history.Finding {
 	out := make([]history.Finding, 0, len(diags))
 	for _, d := range diags {
-		where := d.Loc.String()
+		loc := d.Loc
+		if root != "" {
+			if rel, err := filepath.Rel(root, loc.File); err == nil && !strings.HasPrefix(rel, "..") {
+				loc.File = rel
+			}
+		}
+		where := loc.String()
 		if d.Field != "" {
 			where += " " + d.Field
 		}
@@ -122,7 +129,7 @@ func (a *Agent) load(ctx context.Context, snap intentsrc.Snapshot) {
 	started := a.now().UTC()
 	res, diags := lint.Validate(a.deps.Renderers, snap.Paths...)
 	run := &history.Run{ID: engine.NewRunID(started), Kind: history.KindReload, Trigger: history.TriggerCommit,
-		Commit: snap.Commit, Revision: snap.Revision, Shard: a.cfg.Shard.String(), Started: started, Findings: findings(diags)}
+		Commit: snap.Commit, Revision: snap.Revision, Shard: a.cfg.Shard.String(), Started: started, Findings: findings(diags, snap.Root)}
 	run.Summary.Findings = len(run.Findings)
 	if res != nil {
 		run.Fabric = res.Name

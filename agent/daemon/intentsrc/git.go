@@ -213,7 +213,7 @@ func (g *Git) Update(ctx context.Context) (Snapshot, error) {
 	for i, p := range g.opt.Paths {
 		paths[i] = filepath.Join(g.opt.Dir, p)
 	}
-	return Snapshot{Paths: paths, Commit: commit.String(), Revision: commit.String()}, nil
+	return Snapshot{Paths: paths, Root: g.opt.Dir, Commit: commit.String(), Revision: commit.String()}, nil
 }
 
 // commitOf peels an annotated tag to its commit.

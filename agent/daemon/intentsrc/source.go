@@ -19,6 +19,9 @@ import (
 type Snapshot struct {
 	// Paths are the intent files and folders to load.
 	Paths []string
+	// Root is the repository's working copy (git), for naming files
+	// relative to it; empty for a folder.
+	Root string
 	// Commit is the git commit, empty for a folder outside git.
 	Commit string
 	// Revision identifies the version: the commit for git, a digest of the

@@ -43,7 +43,7 @@ func TestGitFollowsBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	s1 := update(t, g)
-	if s1.Commit != c1 || s1.Revision != c1 {
+	if s1.Commit != c1 || s1.Revision != c1 || s1.Root != dir {
 		t.Fatalf("snapshot %+v, want commit %s", s1, c1)
 	}
 	if want := filepath.Join(dir, "fabric"); len(s1.Paths) != 1 || s1.Paths[0] != want {
