@@ -17,7 +17,7 @@ func e2ePolicy() Policy {
 	p := DefaultPolicy()
 	p.Count = 300
 	p.RatePPS = 3000
-	p.ConnectTimeout = time.Second
+	p.ConnectTimeout = 3 * time.Second
 	p.ReplyTimeout = 300 * time.Millisecond
 	return p
 }

@@ -296,9 +296,12 @@ func (e *Endpoint) sweep(ctx context.Context, target netip.Addr, pol Policy, pw 
 	}
 	defer s.close()
 	ov := wire.IPOverhead(target)
+	// Search rounds wait a multiple of the RTT; a size is only declared
+	// lost after a confirmation round that waits the full reply timeout, so
+	// a slow machine cannot fake a black hole.
 	wait := pol.ReplyTimeout
 	if m.RTT.Samples > 0 {
-		wait = min(wait, max(20*time.Millisecond, time.Duration(20*m.RTT.P99*1e3)))
+		wait = min(wait, max(50*time.Millisecond, time.Duration(20*m.RTT.P999*1e3)))
 	}
 	fwd, rev := map[int]bool{}, map[int]bool{}
 	// The data phase already proved its own packet size (forward) and the
@@ -316,7 +319,7 @@ func (e *Endpoint) sweep(ctx context.Context, target netip.Addr, pol Policy, pw 
 		payload[i] = byte(i)
 	}
 
-	round := func(fsizes, rsizes []int) {
+	round := func(fsizes, rsizes []int, wait time.Duration) {
 		var pkts []wire.Packet
 		var recs []sendRec
 		for _, size := range fsizes {
@@ -340,19 +343,17 @@ func (e *Endpoint) sweep(ctx context.Context, target netip.Addr, pol Policy, pw 
 				recs = append(recs, sendRec{kind: recSweepRead, ipSize: int32(ov + wire.BTHLen + wire.AETHLen + n + wire.ICRCLen), readLen: int32(n), ackReq: true})
 			}
 		}
-		first := uint32(0)
 		for i := 0; i < len(pkts); i += transport.MaxBatch {
 			j := min(i+transport.MaxBatch, len(pkts))
-			o := s.transmit(pkts[i:j], recs[i:j])
-			if i == 0 {
-				first = o
-			}
+			s.transmit(pkts[i:j], recs[i:j])
 		}
 		s.wait(ctx, wait, func() bool { return s.inflight <= 0 })
 		s.giveUp()
+		// Judge every sweep packet so far: a late reply to an earlier round
+		// still proves its size.
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for off := first; off < s.n; off++ {
+		for off := s.n - min(s.n, uint32(len(s.ring))); off < s.n; off++ {
 			r := &s.ring[off&uint32(len(s.ring)-1)]
 			switch r.kind {
 			case recSweepSend:
@@ -367,16 +368,28 @@ func (e *Endpoint) sweep(ctx context.Context, target netip.Addr, pol Policy, pw 
 	if len(ladder) == 0 {
 		ladder = sweepLadder(pol.HostMTU)
 	}
-	round(ladder, ladder)
-	for range 6 {
+	round(ladder, ladder, wait)
+	confirmed := map[string]bool{}
+	unconfirmed := func(dir string, res map[int]bool) []int {
+		if _, hi := bounds(res); hi > 0 && !confirmed[fmt.Sprint(dir, hi)] {
+			confirmed[fmt.Sprint(dir, hi)] = true
+			return []int{hi}
+		}
+		return nil
+	}
+	for range 12 {
 		if ctx.Err() != nil {
 			break
 		}
-		fc, rc := between(fwd), between(rev)
+		if fc, rc := between(fwd), between(rev); len(fc) > 0 || len(rc) > 0 {
+			round(fc, rc, wait)
+			continue
+		}
+		fc, rc := unconfirmed("f", fwd), unconfirmed("r", rev)
 		if len(fc) == 0 && len(rc) == 0 {
 			break
 		}
-		round(fc, rc)
+		round(fc, rc, pol.ReplyTimeout)
 	}
 	m.PathMTU, _ = bounds(fwd)
 	m.PathMTUReverse, _ = bounds(rev)

@@ -235,6 +235,7 @@ func TestSenderIPv6AndNoResponder(t *testing.T) {
 		t.Fatalf("IPv6: %s %+v", rep.Verdict, pr)
 	}
 	nobody := netip.MustParseAddr("10.0.0.9")
+	pol.ConnectTimeout = 300 * time.Millisecond
 	rep, pr = runTo(t, a, pol, nobody)
 	if rep.Pass() || pr.Measurements.Reachable || len(rep.Findings) != 1 || rep.Findings[0].Code != CodeNoResponder ||
 		rep.Findings[0].Message != "no probe responder answered at 10.0.0.9" || rep.Findings[0].Pair != "10.0.0.1 -> 10.0.0.9" {

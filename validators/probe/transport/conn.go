@@ -44,9 +44,8 @@ type Message struct {
 // Payload returns the received bytes.
 func (m *Message) Payload() []byte { return m.Buf[:m.N] }
 
-// Conn is a UDP socket that reads and writes batches. ReadBatch and
-// WriteBatch may be called concurrently with each other, but each by one
-// goroutine at a time.
+// Conn is a UDP socket that reads and writes batches. It is safe for
+// concurrent use: several senders may share one socket.
 type Conn interface {
 	// ReadBatch blocks until at least one datagram arrives and returns how
 	// many of ms it filled. After Close it returns ErrClosed.
