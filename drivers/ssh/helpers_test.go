@@ -103,12 +103,3 @@ func treePlatform(name, scrapli string, style devcfg.CommitStyle) devcfg.Platfor
 		},
 	}
 }
-
-// pathsPlatform is a minimal statement platform (Junos, NVUE) for tests.
-func pathsPlatform(name, scrapli string, style devcfg.CommitStyle, show, set, del string, parse func([]byte) (*devcfg.Config, error)) devcfg.Platform {
-	return devcfg.Platform{
-		Name: name, Shape: devcfg.ShapePaths, Scrapli: scrapli, Commit: style, ShowRunning: show,
-		Syntax: devcfg.Syntax{Style: devcfg.StyleStatements, Set: set, Delete: del},
-		Parse:  parse,
-	}
-}

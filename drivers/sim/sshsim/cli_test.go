@@ -336,3 +336,14 @@ func portLine(out, port string) string {
 	}
 	return ""
 }
+
+func TestPersonalityFor(t *testing.T) {
+	for platform, want := range map[string]Personality{"nxos": NXOS, "eos": EOS, "junos": Junos, "sonic": SONiC, "cumulus": Cumulus} {
+		if got, ok := PersonalityFor(platform); !ok || got != want {
+			t.Errorf("%s: %q %v", platform, got, ok)
+		}
+	}
+	if _, ok := PersonalityFor("openconfig"); ok {
+		t.Error("openconfig has no SSH CLI personality")
+	}
+}

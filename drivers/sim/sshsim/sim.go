@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,6 +26,24 @@ const (
 	SONiC   Personality = "sonic"
 	Cumulus Personality = "cumulus"
 )
+
+// PersonalityFor maps a rocefab platform name (renderer registry) to the
+// simulator personality that plays it.
+func PersonalityFor(platform string) (Personality, bool) {
+	switch platform {
+	case "nxos":
+		return NXOS, true
+	case "eos":
+		return EOS, true
+	case "junos":
+		return Junos, true
+	case "sonic":
+		return SONiC, true
+	case "cumulus":
+		return Cumulus, true
+	}
+	return "", false
+}
 
 // Options configure a simulator.
 type Options struct {
@@ -147,9 +164,6 @@ type session struct {
 	junosMode      string // "", "private", "exclusive", "shared"
 	junosCandidate []string
 	junosBase      []string // what a private candidate was copied from
-
-	// SONiC and NVUE shells.
-	cwd string
 }
 
 // Start listens on 127.0.0.1:0 and serves the simulated device.
@@ -443,5 +457,3 @@ func (s *Sim) after(deviceSeconds float64, fn func()) (stop func() bool) {
 func (s *Sim) now() time.Time { return s.opt.Now() }
 
 func (s *Sim) hostname() string { return s.opt.Hostname }
-
-func containsFold(s, sub string) bool { return sub != "" && strings.Contains(s, sub) }

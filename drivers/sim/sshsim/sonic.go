@@ -526,6 +526,7 @@ func validateConfigDB(db map[string]any) error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
+		//lint:ignore ST1005 the generic config updater's own wording
 		return fmt.Errorf("Given patch is not valid because it has changes to tables without YANG models: %q", unknown)
 	}
 	return nil
