@@ -307,6 +307,25 @@ func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
 	return drivers.NewRunning(cfg, d.opt.Platform, d.opt.Scope), nil
 }
 
+// Show runs a read-only command (`show interface priority-flow-control`,
+// `show pfc counters`, ...) and returns the device's output, for checks
+// such as doctor's counter reads. Transient failures are retried on a
+// fresh session; a command the device refuses fails with ErrRejected.
+func (d *Driver) Show(ctx context.Context, command string) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out string
+	err := drivers.Retry(ctx, d.opt.Retries, d.opt.Backoff, func(ctx context.Context) error {
+		if _, err := d.ensure(ctx); err != nil {
+			return err
+		}
+		var err error
+		out, err = d.readCommand(ctx, "show", command)
+		return err
+	})
+	return out, err
+}
+
 // showRunning reads the raw running configuration, retrying transient
 // failures on a fresh connection.
 func (d *Driver) showRunning(ctx context.Context) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -177,5 +178,34 @@ func TestNoAuthSimulator(t *testing.T) {
 	d := open(t, opt)
 	if _, err := d.Fetch(testCtx(t)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShowCounters: Show runs read-only commands; PFC counters move between
+// two reads, and a command the device refuses is rejected.
+func TestShowCounters(t *testing.T) {
+	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
+	if err := sim.HandChange("interface Ethernet1/1", "priority-flow-control mode on"); err != nil {
+		t.Fatal(err)
+	}
+	d := open(t, testOptions(sim, kh, nxosTest, nil))
+	line := func() string {
+		out, err := d.Show(testCtx(t), "show interface priority-flow-control")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "Ethernet1/1 ") {
+				return l
+			}
+		}
+		t.Fatalf("no Ethernet1/1 row:\n%s", out)
+		return ""
+	}
+	if a, b := line(), line(); a == b {
+		t.Fatalf("PFC counters did not move: %q", a)
+	}
+	if _, err := d.Show(testCtx(t), "show nonsense"); !errors.Is(err, drivers.ErrRejected) {
+		t.Fatalf("want ErrRejected, got %v", err)
 	}
 }
