@@ -166,13 +166,24 @@ func TestNXOSRunningConfigHeaders(t *testing.T) {
 	at := time.Date(2024, 5, 22, 10, 11, 12, 0, time.UTC)
 	sim := startSim(t, Options{Personality: NXOS, Hostname: "leaf1", Now: func() time.Time { return at }, Ports: 2})
 	show := sim.ShowRunning()
-	for _, want := range []string{"!Command: show running-config\n", "!Running configuration last done at: Wed May 22 10:11:12 2024\n", "!Time: Wed May 22 10:11:12 2024\n", "version 10.3(4a)", "hostname leaf1\n", "interface Ethernet1/1\n", "  no shutdown\n", "class-map type qos match-any FOREIGN-VOICE"} {
+	for _, want := range []string{"!Command: show running-config\n", "!Running configuration last done at: Wed May 22 10:11:12 2024\n", "!Time: Wed May 22 10:11:12 2024\n", "version 10.3(4a)", "hostname leaf1\n", "interface Ethernet1/1\n", "  no shutdown\n", "class-map type qos match-any FOREIGN-VOICE", "vlan 1,10\nvlan 10\n  name servers\n"} {
 		if !strings.Contains(show, want) {
 			t.Errorf("show running-config lacks %q", want)
 		}
 	}
 	if cfg := sim.Config(); strings.Contains(cfg, "!Time:") || strings.Contains(cfg, "last done at") {
 		t.Error("Config() keeps volatile lines")
+	}
+	// Sections keep the device's order whatever the order of configuration:
+	// a class-map configured last still prints before the VLANs, and VLANs
+	// fold into one list line.
+	if err := sim.HandChange("vlan 100", "exit", "vlan 101", "exit", "class-map type qos match-any LATE", "match dscp 1"); err != nil {
+		t.Fatal(err)
+	}
+	show = sim.Config()
+	late, vlans := strings.Index(show, "class-map type qos match-any LATE"), strings.Index(show, "vlan 1,10,100-101\n")
+	if late < 0 || vlans < 0 || late > vlans {
+		t.Fatalf("section order or VLAN folding wrong:\n%s", show)
 	}
 }
 

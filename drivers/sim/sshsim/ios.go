@@ -37,7 +37,7 @@ const (
 // through sub-modes the way IOS-style CLIs do: a line that opens a context
 // enters it, "exit" leaves one level, "end" leaves configuration, and a
 // command valid only at an outer level returns there first.
-func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLine func(a, b string) bool) applyResult {
+func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLine func(a, b string) bool, rank func(string) int) applyResult {
 	line := normaliseLine(raw)
 	switch line {
 	case "":
@@ -85,7 +85,7 @@ func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLin
 		case spec.enter != "":
 			if parent.find(line) == nil {
 				if parent == root {
-					root.insertTop(line)
+					root.insertTop(line, rank)
 				} else {
 					parent.kids = append(parent.kids, &node{line: line})
 				}
@@ -101,7 +101,7 @@ func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLin
 				}
 			}
 			if !replaced {
-				appendLeaf(root, parent, line)
+				appendLeaf(root, parent, line, rank)
 			}
 		default:
 			exists := false
@@ -111,7 +111,7 @@ func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLin
 				}
 			}
 			if !exists {
-				appendLeaf(root, parent, line)
+				appendLeaf(root, parent, line, rank)
 			}
 		}
 		return applied
@@ -119,9 +119,9 @@ func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLin
 	return invalid
 }
 
-func appendLeaf(root, parent *node, line string) {
+func appendLeaf(root, parent *node, line string, rank func(string) int) {
 	if parent == root {
-		root.insertTop(line)
+		root.insertTop(line, rank)
 		return
 	}
 	parent.kids = append(parent.kids, &node{line: line})
@@ -154,6 +154,9 @@ type treeStyle struct {
 	// isBlock says whether a top-level line opens a context (it then
 	// stands in its own "!"-separated stanza, even when empty).
 	isBlock func(line string) bool
+	// top rewrites the top-level nodes before printing (NX-OS folds its
+	// VLANs into one list line).
+	top func(nodes []*node) []*node
 }
 
 func renderTree(b *strings.Builder, root *node, st treeStyle) {
@@ -184,7 +187,11 @@ func renderTree(b *strings.Builder, root *node, st treeStyle) {
 			}
 		}
 	}
-	walk(0, nil, root.kids)
+	nodes := root.kids
+	if st.top != nil {
+		nodes = st.top(nodes)
+	}
+	walk(0, nil, nodes)
 }
 
 func firstWord(s string) string {

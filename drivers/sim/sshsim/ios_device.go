@@ -68,7 +68,7 @@ class-map type qos match-any FOREIGN-VOICE
 policy-map type qos FOREIGN-MARKING
   class FOREIGN-VOICE
     set qos-group 5
-vlan 1,10
+vlan 1
 vlan 10
   name servers
 line console
@@ -287,7 +287,7 @@ func (d *iosDevice) execConfig(s *session, line string) string {
 	if strings.HasPrefix(line, "do ") {
 		return d.execExec(s, strings.TrimPrefix(line, "do "))
 	}
-	switch applyConfigLine(d.g, d.target(s), &s.ctx, line, d.sameLine) {
+	switch applyConfigLine(d.g, d.target(s), &s.ctx, line, d.sameLine, d.rank) {
 	case invalid:
 		return d.invalid(s, line)
 	case leftConfig:
@@ -551,10 +551,112 @@ func (d *iosDevice) show(s *session, what string) string {
 	return "% Invalid input (at token 1: '" + firstWord(what) + "')"
 }
 
+// rank is the section a top-level line belongs to; the device prints
+// sections in this order.
+func (d *iosDevice) rank(line string) int {
+	prefixes := eosRanks
+	if d.nxos {
+		prefixes = nxosRanks
+	}
+	for _, r := range prefixes {
+		if strings.HasPrefix(line, r.prefix) {
+			return r.rank
+		}
+	}
+	return 0
+}
+
+type sectionRank struct {
+	prefix string
+	rank   int
+}
+
+var (
+	nxosRanks = []sectionRank{{"class-map", 1}, {"policy-map", 2}, {"system qos", 3}, {"priority-flow-control", 4},
+		{"vlan ", 5}, {"line ", 6}, {"vrf ", 6}, {"interface ", 7}, {"router ", 8}}
+	eosRanks = []sectionRank{{"qos map", 1}, {"qos profile", 2}, {"class-map", 2}, {"policy-map", 2}, {"priority-flow-control", 3},
+		{"vlan ", 5}, {"interface ", 7}, {"ip routing", 8}, {"ip route", 8}, {"router ", 9}, {"management ", 10}}
+)
+
+// nxosFoldVLANs prints NX-OS's VLAN section: one "vlan 1,10,100" line
+// listing every VLAN, then a block only for VLANs with configuration.
+func nxosFoldVLANs(nodes []*node) []*node {
+	var ids []int
+	var blocks []*node
+	first := -1
+	var out []*node
+	for _, n := range nodes {
+		list, ok := strings.CutPrefix(n.line, "vlan ")
+		if !ok {
+			out = append(out, n)
+			continue
+		}
+		vs, ok := vlanIDs(list)
+		if !ok {
+			out = append(out, n)
+			continue
+		}
+		if first < 0 {
+			first = len(out)
+			out = append(out, nil) // the list line goes here
+		}
+		ids = append(ids, vs...)
+		if len(n.kids) > 0 {
+			blocks = append(blocks, n)
+		}
+	}
+	if first < 0 {
+		return nodes
+	}
+	sort.Ints(ids)
+	out[first] = &node{line: "vlan " + compressIDs(ids)}
+	return append(out[:first+1], append(blocks, out[first+1:]...)...)
+}
+
+func vlanIDs(list string) ([]int, bool) {
+	var ids []int
+	for _, part := range strings.Split(list, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 1 || a > 4094 {
+			return nil, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 4094 {
+				return nil, false
+			}
+		}
+		for v := a; v <= b; v++ {
+			ids = append(ids, v)
+		}
+	}
+	return ids, true
+}
+
+// compressIDs writes sorted ids as "1,10,100-102".
+func compressIDs(ids []int) string {
+	var parts []string
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] <= ids[j]+1 {
+			j++
+		}
+		if ids[j] == ids[i] {
+			parts = append(parts, strconv.Itoa(ids[i]))
+		} else {
+			parts = append(parts, strconv.Itoa(ids[i])+"-"+strconv.Itoa(ids[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
 func (d *iosDevice) style() treeStyle {
 	if d.nxos {
 		return treeStyle{
 			indent: 2,
+			top:    nxosFoldVLANs,
 			generated: func(parents []string, n *node) []string {
 				if len(parents) == 0 && strings.HasPrefix(n.line, "interface Ethernet") && n.find("shutdown") == nil {
 					return []string{"no shutdown"}
@@ -604,7 +706,7 @@ func (d *iosDevice) config() string { return d.render(d.running, false) }
 func (d *iosDevice) hand(lines []string) error {
 	var ctx iosContext
 	for _, l := range lines {
-		if applyConfigLine(d.g, d.running, &ctx, l, d.sameLine) == invalid {
+		if applyConfigLine(d.g, d.running, &ctx, l, d.sameLine, d.rank) == invalid {
 			return fmt.Errorf("sshsim: hand change rejected: %q", l)
 		}
 	}

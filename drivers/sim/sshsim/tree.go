@@ -58,22 +58,15 @@ func (n *node) remove(match func(string) bool) bool {
 	return removed
 }
 
-// insertTop adds a top-level line where the device shows it: interfaces
-// last, in port order; everything else in the order it was configured.
-func (n *node) insertTop(line string) *node {
+// insertTop adds a top-level line where the device shows it: devices print
+// their configuration in a fixed section order (rank), interfaces in port
+// order, and lines of one section in the order they were configured.
+func (n *node) insertTop(line string, rank func(string) int) *node {
 	k := &node{line: line}
-	if !isInterfaceLine(line) {
-		for i, c := range n.kids {
-			if isInterfaceLine(c.line) {
-				n.kids = append(n.kids[:i], append([]*node{k}, n.kids[i:]...)...)
-				return k
-			}
-		}
-		n.kids = append(n.kids, k)
-		return k
-	}
+	r := rank(line)
 	for i, c := range n.kids {
-		if isInterfaceLine(c.line) && naturalLess(line, c.line) {
+		rc := rank(c.line)
+		if rc > r || (rc == r && isInterfaceLine(line) && isInterfaceLine(c.line) && naturalLess(line, c.line)) {
 			n.kids = append(n.kids[:i], append([]*node{k}, n.kids[i:]...)...)
 			return k
 		}
