@@ -209,3 +209,25 @@ func TestShowCounters(t *testing.T) {
 		t.Fatalf("want ErrRejected, got %v", err)
 	}
 }
+
+// TestReconnectsAfterIdleDrop: the device closed the session between calls
+// (reboot, idle timeout); the next push opens a fresh one.
+func TestReconnectsAfterIdleDrop(t *testing.T) {
+	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
+	d := open(t, testOptions(sim, kh, nxosTest, nil))
+	sessions := sim.Sessions()
+	sim.DropConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for d.conn.tr.IsAlive() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := d.Push(testCtx(t), devcfg.Patch{Lines: []string{"interface Ethernet1/3", "mtu 9216", "exit"}}, drivers.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if sim.Sessions() != sessions+1 {
+		t.Fatalf("sessions %d, want a fresh one after %d", sim.Sessions(), sessions)
+	}
+	if !strings.Contains(sim.Config(), "interface Ethernet1/3\n  mtu 9216") {
+		t.Fatal("push did not apply")
+	}
+}

@@ -23,6 +23,7 @@ type clientTransport struct {
 	timeout time.Duration
 
 	mu      sync.Mutex
+	dead    bool // the connection ended under us (device closed it)
 	client  *gossh.Client
 	session *gossh.Session
 	stdin   io.WriteCloser
@@ -83,6 +84,12 @@ func (t *clientTransport) Open(a *transport.Args) error {
 	t.mu.Lock()
 	t.client, t.session, t.stdin, t.stdout = client, session, stdin, stdout
 	t.mu.Unlock()
+	go func() {
+		_ = client.Wait()
+		t.mu.Lock()
+		t.dead = true
+		t.mu.Unlock()
+	}()
 	return nil
 }
 
@@ -102,7 +109,7 @@ func (t *clientTransport) Close() error {
 func (t *clientTransport) IsAlive() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.client != nil
+	return t.client != nil && !t.dead
 }
 
 func (t *clientTransport) Read(n int) ([]byte, error) {

@@ -307,6 +307,20 @@ func (s *Sim) Close() error {
 	return s.srv.Close()
 }
 
+// DropConnections closes every open SSH connection, as a device reboot or
+// an idle timeout would.
+func (s *Sim) DropConnections() {
+	s.mu.Lock()
+	conns := make([]*gossh.ServerConn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+}
+
 // Config returns the device's configuration in its native form, without
 // volatile lines (timestamps), for byte-identical comparisons.
 func (s *Sim) Config() string {
