@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"encoding/binary"
 	"net"
 	"net/netip"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"golang.org/x/net/ipv4"
+	"golang.org/x/sys/unix"
 
 	"github.com/rocefab/rocefab/internal/netnstest"
 	"github.com/rocefab/rocefab/validators/probe/wire"
@@ -172,9 +174,17 @@ func BenchmarkLatencyVsUDP(b *testing.B) {
 	}()
 	udpSize := wire.BTHLen + bl.pol.PayloadSize + wire.ICRCLen
 	dst := netip.AddrPortFrom(bl.l.BAddr, 9)
+	// The baseline also takes kernel receive timestamps, so probe-rtt and
+	// udp-rtt-kernel measure the same span; udp-rtt adds the wake-up of the
+	// reading goroutine.
+	rc, err := tx.SyscallConn()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc.Control(func(fd uintptr) { unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) })
 
 	b.ResetTimer()
-	var probeRTT, udpRTT []int64
+	var probeRTT, udpRTT, udpKernelRTT []int64
 	var probeWall, udpWall time.Duration
 	for _, half := range []int{b.N / 2, b.N - b.N/2} {
 		pol := bl.pol
@@ -194,6 +204,7 @@ func BenchmarkLatencyVsUDP(b *testing.B) {
 
 		buf := make([]byte, udpSize)
 		in := make([]byte, 2048)
+		oob := make([]byte, 128)
 		start = time.Now()
 		for range half {
 			t0 := time.Now()
@@ -201,21 +212,41 @@ func BenchmarkLatencyVsUDP(b *testing.B) {
 				b.Fatal(err)
 			}
 			tx.SetReadDeadline(t0.Add(time.Second))
-			if _, _, err := tx.ReadFromUDPAddrPort(in); err != nil {
+			_, oobn, _, _, err := tx.ReadMsgUDPAddrPort(in, oob)
+			if err != nil {
 				continue // lost: no sample
 			}
 			udpRTT = append(udpRTT, time.Since(t0).Nanoseconds())
+			if ts, ok := kernelStamp(oob[:oobn]); ok {
+				udpKernelRTT = append(udpKernelRTT, ts-t0.UnixNano())
+			}
 		}
 		udpWall += time.Since(start)
 	}
 	b.StopTimer()
-	p, u := median(probeRTT), median(udpRTT)
+	p, u, uk := median(probeRTT), median(udpRTT), median(udpKernelRTT)
 	b.ReportMetric(p/1e3, "probe-rtt-p50-µs")
 	b.ReportMetric(u/1e3, "udp-rtt-p50-µs")
+	b.ReportMetric(uk/1e3, "udp-rtt-kernel-p50-µs")
 	b.ReportMetric(p/u, "rtt-ratio")
+	b.ReportMetric(p/uk, "rtt-ratio-kernel")
 	b.ReportMetric(float64(probeWall.Microseconds())/float64(b.N), "probe-wall-µs/rt")
 	b.ReportMetric(float64(udpWall.Microseconds())/float64(b.N), "udp-wall-µs/rt")
 	b.ReportMetric(float64(len(probeRTT)), "probe-samples")
+}
+
+// kernelStamp reads SCM_TIMESTAMPNS from a control message buffer.
+func kernelStamp(oob []byte) (int64, bool) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
+			return int64(binary.NativeEndian.Uint64(m.Data)*1e9 + binary.NativeEndian.Uint64(m.Data[8:])), true
+		}
+	}
+	return 0, false
 }
 
 func mean(v []float64) float64 {

@@ -277,6 +277,9 @@ func (c *udpConn) ReadBatch(ms []Message) (int, error) {
 func (c *udpConn) WriteBatch(ms []Message) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if len(ms) == 1 {
+		return c.writeOne(&ms[0])
+	}
 	sent := 0
 	for len(ms) > 0 {
 		k := min(len(ms), MaxBatch)
@@ -288,6 +291,33 @@ func (c *udpConn) WriteBatch(ms []Message) (int, error) {
 		ms = ms[k:]
 	}
 	return sent, nil
+}
+
+// writeOne sends a lone datagram with sendmsg: for ping-pong traffic the
+// batching machinery costs more than it saves.
+func (c *udpConn) writeOne(m *Message) (int, error) {
+	m.Err = nil
+	dst := m.Peer.Addr().Unmap()
+	if dst.Is4() != c.is4 {
+		m.Err = fmt.Errorf("%w: %s on %s socket", ErrWrongFamily, dst, c.local)
+		return 0, nil
+	}
+	oob := c.woob[0][:0]
+	if m.TOS != c.defTOS {
+		oob = appendTOS(oob, c.is4, m.TOS)
+	}
+	if src := m.Local.Unmap(); src.IsValid() && !src.IsUnspecified() {
+		oob = appendPktinfo(oob, src)
+	}
+	_, _, err := c.uc.WriteMsgUDPAddrPort(m.Buf, oob, netip.AddrPortFrom(dst, m.Peer.Port()))
+	if err == nil {
+		return 1, nil
+	}
+	if c.closed.Load() || errors.Is(err, net.ErrClosed) {
+		return 0, ErrClosed
+	}
+	m.Err = classify(err)
+	return 0, nil
 }
 
 func (c *udpConn) writeChunk(ms []Message) (int, error) {

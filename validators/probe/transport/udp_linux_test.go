@@ -224,6 +224,11 @@ func TestUDPMessageSizeAndPMTUProbe(t *testing.T) {
 	if !errors.Is(batch[1].Err, transport.ErrMessageSize) || batch[0].Err != nil || batch[2].Err != nil {
 		t.Fatalf("per-message errors: %v / %v / %v", batch[0].Err, batch[1].Err, batch[2].Err)
 	}
+	// A lone datagram takes the sendmsg path; the error is the same.
+	lone := []transport.Message{{Buf: make([]byte, 3000), Peer: toA}}
+	if n, err := b.conn.WriteBatch(lone); n != 0 || err != nil || !errors.Is(lone[0].Err, transport.ErrMessageSize) {
+		t.Fatalf("lone 3000-byte datagram: %d, %v, %v", n, err, lone[0].Err)
+	}
 	if got := collect(t, a.conn, 300*time.Millisecond); len(got) != 2 || got[1].N != 1472 {
 		t.Fatalf("A received %d datagrams", len(got))
 	}
