@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/agent/daemon/notify"
 )
 
 // HistoryFile is the name of the history database in the state directory.
@@ -104,6 +105,25 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	a.streams = newSwitchStreams(a, 16)
 	if a.ln, err = net.Listen("tcp", cfg.HTTP.Listen); err != nil {
 		return fail(fmt.Errorf("listen %s: %w", cfg.HTTP.Listen, err))
+	}
+	if deps.Notifier == nil && cfg.Webhook != nil {
+		opt := *cfg.Webhook
+		if opt.Logger == nil {
+			opt.Logger = a.log.Named("webhook")
+		}
+		opt.Delivered = func(ok bool, _ int) {
+			result := "delivered"
+			if !ok {
+				result = "failed"
+			}
+			a.metrics.webhooks.WithLabelValues(result).Inc()
+		}
+		wh, err := notify.New(opt)
+		if err != nil {
+			_ = a.ln.Close()
+			return fail(err)
+		}
+		a.deps.Notifier = wh
 	}
 	a.srv = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: zap.NewStdLog(a.log)}
 	return a, nil

@@ -138,6 +138,10 @@ func TestHandChangeNotifiesOnce(t *testing.T) {
 		t.Fatalf("webhook body %v", ev)
 	}
 
+	waitFor(t, "the delivery to be counted", func() bool {
+		v, _ := metricValue(t, a, "rocefab_webhook_notifications_total", map[string]string{"result": "delivered"})
+		return v == 1
+	})
 	third, err := a.RunNow(ctx, history.KindDrift)
 	if err != nil {
 		t.Fatal(err)

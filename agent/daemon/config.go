@@ -60,6 +60,10 @@ type Config struct {
 	// ShutdownTimeout bounds waiting for runs and notifications on stop
 	// (default 30s).
 	ShutdownTimeout time.Duration
+	// Webhook, when set and Deps.Notifier is nil, is the webhook the agent
+	// notifies compliance changes to (its deliveries are counted in
+	// rocefab_webhook_notifications_total).
+	Webhook *notify.Options
 }
 
 // Schedule is a periodic run.
@@ -100,7 +104,7 @@ type Notifier interface {
 type Deps struct {
 	Engine    *engine.Engine
 	Renderers *renderers.Registry
-	// Notifier may be nil.
+	// Notifier receives compliance changes; nil uses Config.Webhook, if set.
 	Notifier Notifier
 	// Probe may be nil: the probe schedule then does nothing.
 	Probe ProbeRunner

@@ -221,6 +221,7 @@ func (f *fixture) config() Config {
 	return Config{StateDir: f.stateDir, Source: gitSource(f.t, f, f.stateDir), Refresh: 50 * time.Millisecond,
 		Drift:           Schedule{Interval: time.Hour},
 		HTTP:            HTTPConfig{Listen: "127.0.0.1:0"},
+		Webhook:         &notify.Options{URL: f.hooks.srv.URL, Backoff: time.Millisecond},
 		ShutdownTimeout: 5 * time.Second}
 }
 
@@ -235,11 +236,7 @@ func gitSource(t *testing.T, f *fixture, stateDir string) intentsrc.Source {
 }
 
 func (f *fixture) deps() Deps {
-	wh, err := notify.New(notify.Options{URL: f.hooks.srv.URL, Backoff: time.Millisecond})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	return Deps{Engine: f.engine(), Renderers: simRegistry(), Notifier: wh, Version: "test"}
+	return Deps{Engine: f.engine(), Renderers: simRegistry(), Version: "test"}
 }
 
 // running is an agent running in the background.
