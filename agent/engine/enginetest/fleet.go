@@ -1,0 +1,495 @@
+package enginetest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
+	"github.com/rocefab/rocefab/drivers/sim/sshsim"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/all"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/lint"
+)
+
+// Credentials every simulated switch accepts. The intent refers to the
+// password by reference only: SSH switches through PasswordEnv, gNMI
+// switches through a password file in the fleet's directory.
+const (
+	Username    = "rocefab"
+	PasswordEnv = "ROCEFAB_TEST_SWITCH_PASSWORD"
+	password    = "sim-Secret-8f3a!never-printed"
+)
+
+// Password is the simulators' password, so tests can check that it never
+// appears in output.
+func Password() string { return password }
+
+// Kind is a platform on a transport.
+type Kind struct {
+	Platform  string
+	Transport string
+}
+
+func (k Kind) String() string { return k.Platform + "/" + k.Transport }
+
+// The simulated kinds: every renderer platform on the transports the
+// simulators serve.
+var (
+	NXOS       = Kind{"nxos", "ssh"}
+	EOS        = Kind{"eos", "ssh"}
+	Junos      = Kind{"junos", "ssh"}
+	Cumulus    = Kind{"cumulus", "ssh"}
+	SONiCSSH   = Kind{"sonic", "ssh"}
+	SONiC      = Kind{"sonic", "gnmi"}
+	OpenConfig = Kind{"openconfig", "gnmi"}
+)
+
+// AllKinds lists every simulated kind.
+var AllKinds = []Kind{NXOS, EOS, Junos, Cumulus, SONiCSSH, SONiC, OpenConfig}
+
+// Spec is one switch to simulate.
+type Spec struct {
+	Name string
+	Kind
+	// Ports is how many RoCE ports the intent lists (default 2).
+	Ports int
+}
+
+// Mixed names n switches sw000.. and deals the kinds out in turn.
+func Mixed(n int, kinds ...Kind) []Spec {
+	specs := make([]Spec, n)
+	for i := range specs {
+		specs[i] = Spec{Name: fmt.Sprintf("sw%03d", i), Kind: kinds[i%len(kinds)]}
+	}
+	return specs
+}
+
+// Switch is one running simulator.
+type Switch struct {
+	Spec
+	Addr string
+	// Exactly one of GNMI and SSH is set, by transport.
+	GNMI *gnmisim.Target
+	SSH  *sshsim.Sim
+}
+
+// Config is the device's whole configuration, for byte-identical
+// before/after comparisons.
+func (s *Switch) Config() string {
+	if s.GNMI != nil {
+		return s.GNMI.Tree()
+	}
+	return s.SSH.Config()
+}
+
+// Activity counts gNMI Sets (gNMI) or SSH sessions (SSH) so far: a device
+// rocefab never wrote to (gNMI) or never even connected to (SSH) keeps its
+// count.
+func (s *Switch) Activity() int {
+	if s.GNMI != nil {
+		return s.GNMI.SetCount()
+	}
+	return s.SSH.Sessions()
+}
+
+// Reject makes the device refuse any change whose line (SSH) or path
+// (gNMI) contains match, with msg as the device's error (empty: the
+// platform's own message).
+func (s *Switch) Reject(match, msg string) {
+	if s.GNMI != nil {
+		s.GNMI.SetFaults(gnmisim.Faults{RejectPath: match, RejectMessage: msg})
+		return
+	}
+	s.SSH.SetFaults(sshsim.Faults{RejectLine: match, RejectMessage: msg})
+}
+
+// DropDuringPush cuts the connection in the middle of the next push: at
+// the first line containing match (SSH) or during the next Set (gNMI,
+// match is ignored).
+func (s *Switch) DropDuringPush(match string) {
+	if s.GNMI != nil {
+		s.GNMI.SetFaults(gnmisim.Faults{DropSets: 1})
+		return
+	}
+	s.SSH.SetFaults(sshsim.Faults{DropOnLine: match})
+}
+
+// ClearFaults removes injected faults.
+func (s *Switch) ClearFaults() {
+	if s.GNMI != nil {
+		s.GNMI.SetFaults(gnmisim.Faults{})
+		return
+	}
+	s.SSH.SetFaults(sshsim.Faults{})
+}
+
+// Fleet is a set of simulators plus the files an intent refers to: the CA
+// bundle (every gNMI target's CA), known_hosts (every SSH host key) and
+// the password file, all in Dir.
+type Fleet struct {
+	Dir          string
+	CABundle     string
+	KnownHosts   string
+	PasswordFile string
+	Switches     []*Switch
+	byName       map[string]*Switch
+}
+
+// Start runs one simulator per spec on 127.0.0.1:0 with TLS and host-key
+// verification on, writes the trust files, sets PasswordEnv and stops
+// everything when the test ends.
+func Start(tb testing.TB, specs []Spec) *Fleet {
+	tb.Helper()
+	dir := tb.TempDir()
+	f := &Fleet{
+		Dir:          dir,
+		CABundle:     filepath.Join(dir, "ca.pem"),
+		KnownHosts:   filepath.Join(dir, "known_hosts"),
+		PasswordFile: filepath.Join(dir, "switch.password"),
+		Switches:     make([]*Switch, len(specs)),
+		byName:       map[string]*Switch{},
+	}
+	tb.Setenv(PasswordEnv, password)
+	if err := os.WriteFile(f.PasswordFile, []byte(password+"\n"), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	var mu sync.Mutex
+	var stops []func()
+	tb.Cleanup(func() {
+		// Stop in parallel: each stop waits for its connections to end.
+		var wg sync.WaitGroup
+		for _, stop := range stops {
+			wg.Add(1)
+			go func() { defer wg.Done(); stop() }()
+		}
+		wg.Wait()
+	})
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i, spec := range specs {
+		if spec.Ports == 0 {
+			spec.Ports = 2
+		}
+		g.Go(func() error {
+			sw, stop, err := startSwitch(spec)
+			if err != nil {
+				return fmt.Errorf("%s (%s): %w", spec.Name, spec.Kind, err)
+			}
+			mu.Lock()
+			stops = append(stops, stop)
+			mu.Unlock()
+			f.Switches[i] = sw
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		tb.Fatal(err)
+	}
+	var ca, kh bytes.Buffer
+	for _, sw := range f.Switches {
+		if _, dup := f.byName[sw.Name]; dup {
+			tb.Fatalf("switch %s named twice", sw.Name)
+		}
+		f.byName[sw.Name] = sw
+		if sw.GNMI != nil {
+			ca.Write(sw.GNMI.CAPEM())
+		} else {
+			kh.WriteString(sw.SSH.KnownHostsLine() + "\n")
+		}
+	}
+	if err := os.WriteFile(f.CABundle, ca.Bytes(), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(f.KnownHosts, kh.Bytes(), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return f
+}
+
+func startSwitch(spec Spec) (*Switch, func(), error) {
+	sw := &Switch{Spec: spec}
+	switch spec.Transport {
+	case "gnmi":
+		opt := gnmisim.Options{Name: spec.Name, Username: Username, Password: password, CommitConfirmed: true}
+		if spec.Platform == "sonic" {
+			opt.Personality = gnmisim.SONiC
+		}
+		t, err := gnmisim.Start(opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := t.Load(initialGNMI(spec)); err != nil {
+			t.Stop()
+			return nil, nil, err
+		}
+		sw.GNMI, sw.Addr = t, t.Addr()
+		return sw, t.Stop, nil
+	case "ssh":
+		personality := map[string]sshsim.Personality{
+			"nxos": sshsim.NXOS, "eos": sshsim.EOS, "junos": sshsim.Junos, "cumulus": sshsim.Cumulus, "sonic": sshsim.SONiC,
+		}[spec.Platform]
+		if personality == "" {
+			return nil, nil, fmt.Errorf("no SSH simulator plays %s", spec.Platform)
+		}
+		s, err := sshsim.Start(sshsim.Options{Personality: personality, Hostname: spec.Name, Username: Username, Password: password})
+		if err != nil {
+			return nil, nil, err
+		}
+		sw.SSH, sw.Addr = s, s.Addr()
+		return sw, func() { _ = s.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("no simulator for transport %q", spec.Transport)
+}
+
+// initialGNMI is what a production target carries before rocefab: ports
+// with their factory settings and a description, and configuration
+// rocefab does not own (SONiC's stock AZURE DSCP map, a VLAN).
+func initialGNMI(spec Spec) devcfg.Paths {
+	p := devcfg.Paths{}
+	n := spec.Ports + 2
+	if spec.Platform == "sonic" {
+		p["sonic-db:/DEVICE_METADATA/localhost/hostname"] = devcfg.String(spec.Name)
+		p["sonic-db:/DEVICE_METADATA/localhost/hwsku"] = devcfg.String("Mellanox-SN2700")
+		p["sonic-db:/DEVICE_METADATA/localhost/buffer_model"] = devcfg.String("dynamic")
+		for i := 0; i < n; i++ {
+			port := "sonic-db:/PORT/Ethernet" + strconv.Itoa(4*i) + "/"
+			p[port+"admin_status"] = devcfg.String("up")
+			p[port+"alias"] = devcfg.String("etp" + strconv.Itoa(i+1))
+			p[port+"lanes"] = devcfg.String(fmt.Sprintf("%d,%d,%d,%d", 4*i, 4*i+1, 4*i+2, 4*i+3))
+			p[port+"mtu"] = devcfg.String("9100")
+			p[port+"speed"] = devcfg.String("100000")
+		}
+		p["sonic-db:/PORT/Ethernet"+strconv.Itoa(4*(n-1))+"/description"] = devcfg.String("storage-uplink")
+		for dscp := 0; dscp < 64; dscp++ {
+			p["sonic-db:/DSCP_TO_TC_MAP/AZURE/"+strconv.Itoa(dscp)] = devcfg.String(azureTC(dscp))
+		}
+		p["sonic-db:/VLAN/Vlan10/vlanid"] = devcfg.String("10")
+		return p
+	}
+	p["/system/config/hostname"] = devcfg.String(spec.Name)
+	for i := 1; i <= n; i++ {
+		port := "/interfaces/interface[name=Ethernet" + strconv.Itoa(i) + "]/config/"
+		p[port+"name"] = devcfg.String("Ethernet" + strconv.Itoa(i))
+		p[port+"enabled"] = devcfg.Bool(true)
+		p[port+"mtu"] = devcfg.Int(1514)
+	}
+	p["/interfaces/interface[name=Ethernet"+strconv.Itoa(n)+"]/config/description"] = devcfg.String("storage-uplink")
+	return p
+}
+
+func azureTC(dscp int) string {
+	switch dscp {
+	case 46:
+		return "5"
+	case 48:
+		return "6"
+	case 3, 4:
+		return strconv.Itoa(dscp)
+	case 0:
+		return "0"
+	}
+	return "1"
+}
+
+// Switch returns the named switch; it panics on a name not started, a
+// mistake in the test itself.
+func (f *Fleet) Switch(name string) *Switch {
+	sw, ok := f.byName[name]
+	if !ok {
+		panic("enginetest: no switch " + name)
+	}
+	return sw
+}
+
+// Configs returns every switch's whole configuration by name.
+func (f *Fleet) Configs() map[string]string {
+	out := make(map[string]string, len(f.Switches))
+	for _, sw := range f.Switches {
+		out[sw.Name] = sw.Config()
+	}
+	return out
+}
+
+// Params are the intent's knobs that tests change.
+type Params struct {
+	// Name is the fabric name (default "simfab").
+	Name string
+	// MTU is the switch MTU: "max" (default) or a number.
+	MTU string
+	// ECNMin is the ECN minimum threshold (default 150KB).
+	ECNMin string
+	// NoDrop is the no-drop priority (default 3).
+	NoDrop int
+	// Only limits the intent to these switches (default all).
+	Only []string
+}
+
+func (p Params) withDefaults() Params {
+	if p.Name == "" {
+		p.Name = "simfab"
+	}
+	if p.MTU == "" {
+		p.MTU = "max"
+	}
+	if p.ECNMin == "" {
+		p.ECNMin = "150KB"
+	}
+	if p.NoDrop == 0 {
+		p.NoDrop = 3
+	}
+	return p
+}
+
+// Intent is the fabric YAML for the fleet: examples/basic's lossless
+// policy, every switch at its simulator's address, trust files and
+// credential references from Dir.
+func (f *Fleet) Intent(p Params) []byte {
+	p = p.withDefaults()
+	only := map[string]bool{}
+	for _, n := range p.Only {
+		only[n] = true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: rocefab.io/v1alpha1
+kind: Fabric
+metadata:
+  name: %s
+spec:
+  lossless:
+    profile: dcqcn
+    vlan: 100
+    noDropPriority: %d
+    roceDscp: [26]
+    trust: dscp
+    cnp: {dscp: 48, priority: 6}
+    ecn: {minThreshold: %s, maxThreshold: 1500KB, markProbability: 100}
+    pfc: {enabled: true, priorities: [%d], watchdog: {enabled: true}}
+    mtu: {switch: %s, host: 9000}
+    roceMode: v2
+  security:
+    caBundle: %q
+    knownHosts: %q
+  groups:
+    - name: ssh-switches
+      transport: ssh
+      credentials: {username: %s, passwordEnv: %s}
+    - name: gnmi-switches
+      transport: gnmi
+      credentials: {username: %s, passwordFile: %q}
+  switches:
+`, p.Name, p.NoDrop, p.ECNMin, p.NoDrop, p.MTU, f.CABundle, f.KnownHosts, Username, PasswordEnv, Username, f.PasswordFile)
+	for _, sw := range f.Switches {
+		if len(only) > 0 && !only[sw.Name] {
+			continue
+		}
+		fmt.Fprintf(&b, "    - name: %s\n      group: %s-switches\n      platform: %s\n      address: %q\n", sw.Name, sw.Transport, sw.Platform, sw.Addr)
+		b.WriteString(platformAttrs(sw.Platform))
+		fmt.Fprintf(&b, "      ports: [{names: %q, mode: trunk}]\n", PortRange(sw.Platform, sw.Ports))
+	}
+	return []byte(b.String())
+}
+
+func platformAttrs(platform string) string {
+	switch platform {
+	case "nxos":
+		return "      model: N9K-C9364C\n      osVersion: \"10.3(4a)\"\n"
+	case "eos":
+		return "      model: DCS-7060X5-64S\n      osVersion: \"4.31.2F\"\n"
+	case "junos":
+		return "      model: QFX5220-32CD\n      osVersion: \"23.4R1\"\n      junos: {queueBufferSize: 15MB}\n"
+	case "cumulus":
+		return "      model: SN4700\n      osVersion: \"5.9\"\n"
+	case "sonic":
+		return "      asic: mellanox\n      osVersion: \"202405\"\n      portSpeed: 100G\n"
+	case "openconfig":
+		return "      openconfig: {pfcFallback: {platform: eos}}\n"
+	}
+	return ""
+}
+
+// Ports names a platform's first n RoCE ports.
+func Ports(platform string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		switch platform {
+		case "nxos":
+			out[i] = "Ethernet1/" + strconv.Itoa(i+1)
+		case "junos":
+			out[i] = "et-0/0/" + strconv.Itoa(i)
+		case "cumulus":
+			out[i] = "swp" + strconv.Itoa(i+1)
+		case "sonic":
+			out[i] = "Ethernet" + strconv.Itoa(4*i)
+		default:
+			out[i] = "Ethernet" + strconv.Itoa(i+1)
+		}
+	}
+	return out
+}
+
+// PortRange is the intent's port expression for Ports(platform, n).
+func PortRange(platform string, n int) string {
+	ports := Ports(platform, n)
+	if n == 1 {
+		return ports[0]
+	}
+	last := ports[n-1]
+	i := len(last)
+	for i > 0 && last[i-1] >= '0' && last[i-1] <= '9' {
+		i--
+	}
+	r := ports[0] + "-" + last[i:]
+	if platform == "sonic" {
+		r += " step 4"
+	}
+	return r
+}
+
+// WriteIntent writes the intent to name in Dir and returns its path.
+func (f *Fleet) WriteIntent(tb testing.TB, name string, p Params) string {
+	tb.Helper()
+	path := filepath.Join(f.Dir, name)
+	if err := os.WriteFile(path, f.Intent(p), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// Resolve validates an intent file with every renderer, as the CLI does.
+func Resolve(tb testing.TB, path string) *intent.Resolved {
+	tb.Helper()
+	res, diags := lint.Validate(all.Renderers(), path)
+	if diags.HasErrors() {
+		tb.Fatalf("intent %s: %v", path, diags.Err())
+	}
+	return res
+}
+
+// Names returns the switch names, sorted.
+func (f *Fleet) Names() []string {
+	out := make([]string, 0, len(f.Switches))
+	for _, sw := range f.Switches {
+		out = append(out, sw.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Ctx is a context that ends with the test, bounded by d.
+func Ctx(tb testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	tb.Cleanup(cancel)
+	return ctx
+}
