@@ -18,7 +18,9 @@ import (
 )
 
 // pendingCase is a small change per platform and the confirm window that
-// makes its device (or rocefab) roll it back quickly in a test.
+// makes its device (or rocefab) roll it back quickly in a test. Windows are
+// about a second of real time, so a loaded machine still sees the change in
+// effect before it rolls back.
 type pendingCase struct {
 	switchName  string
 	personality sshsim.Personality
@@ -33,11 +35,11 @@ type pendingCase struct {
 }
 
 var pendingCases = []pendingCase{
-	{"leaf-nxos", sshsim.NXOS, devcfg.Patch{Lines: []string{"interface Ethernet1/2", "mtu 9216", "exit"}}, "interface Ethernet1/2\n  mtu 9216", 300 * time.Millisecond, 0, 0, 300 * time.Millisecond},
-	{"leaf-eos", sshsim.EOS, devcfg.Patch{Lines: []string{"interface Ethernet2", "mtu 9214", "exit"}}, "interface Ethernet2\n   mtu 9214", time.Second, 20 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond},
-	{"leaf-junos", sshsim.Junos, devcfg.Patch{Lines: []string{"set interfaces et-0/0/2 mtu 9216"}}, "set interfaces et-0/0/2 mtu 9216", time.Minute, 5 * time.Millisecond, 20 * time.Millisecond, 1200 * time.Millisecond},
-	{"leaf-cumulus", sshsim.Cumulus, devcfg.Patch{Lines: []string{"nv set interface swp2 link mtu 9216"}}, `"mtu": 9216`, time.Second, 20 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond},
-	{"leaf-sonic", sshsim.SONiC, devcfg.Patch{Updates: []devcfg.PathUpdate{{Path: "sonic-db:/PORT/Ethernet8/mtu", Value: devcfg.String("9216")}}}, `"mtu": "9216"`, 300 * time.Millisecond, 0, 0, 300 * time.Millisecond},
+	{"leaf-nxos", sshsim.NXOS, devcfg.Patch{Lines: []string{"interface Ethernet1/2", "mtu 9216", "exit"}}, "interface Ethernet1/2\n  mtu 9216", time.Second, 0, 0, time.Second},
+	{"leaf-eos", sshsim.EOS, devcfg.Patch{Lines: []string{"interface Ethernet2", "mtu 9214", "exit"}}, "interface Ethernet2\n   mtu 9214", time.Second, time.Second, 2 * time.Second, 2 * time.Second},
+	{"leaf-junos", sshsim.Junos, devcfg.Patch{Lines: []string{"set interfaces et-0/0/2 mtu 9216"}}, "set interfaces et-0/0/2 mtu 9216", time.Minute, 15 * time.Millisecond, 35 * time.Millisecond, 2100 * time.Millisecond},
+	{"leaf-cumulus", sshsim.Cumulus, devcfg.Patch{Lines: []string{"nv set interface swp2 link mtu 9216"}}, `"mtu": 9216`, time.Second, time.Second, 2 * time.Second, 2 * time.Second},
+	{"leaf-sonic", sshsim.SONiC, devcfg.Patch{Updates: []devcfg.PathUpdate{{Path: "sonic-db:/PORT/Ethernet8/mtu", Value: devcfg.String("9216")}}}, `"mtu": "9216"`, time.Second, 0, 0, time.Second},
 }
 
 func pendingDriver(t *testing.T, pc pendingCase, second time.Duration, log *zap.Logger) (*sshsim.Sim, drivers.Driver) {
@@ -79,6 +81,7 @@ func waitFor(t *testing.T, within time.Duration, cond func() bool) bool {
 func TestUnconfirmedChangeRollsBack(t *testing.T) {
 	for _, pc := range pendingCases {
 		t.Run(pc.switchName, func(t *testing.T) {
+			t.Parallel() // each case has its own simulator; the waits overlap
 			sim, d := pendingDriver(t, pc, pc.second, nil)
 			before := sim.Config()
 			p, err := d.Push(testContext(t), pc.patch, drivers.PushOptions{ConfirmWindow: pc.shortWindow})
@@ -113,6 +116,7 @@ func TestUnconfirmedChangeRollsBack(t *testing.T) {
 func TestConfirmedChangeStays(t *testing.T) {
 	for _, pc := range pendingCases {
 		t.Run(pc.switchName, func(t *testing.T) {
+			t.Parallel() // each case has its own simulator; the waits overlap
 			sim, d := pendingDriver(t, pc, pc.confirmSecond, nil)
 			window := pc.shortWindow
 			sim.ResetReceived()
