@@ -1,6 +1,9 @@
 package sshsim
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // cmdSpec is one accepted configuration command of a CLI mode.
 type cmdSpec struct {
@@ -47,6 +50,15 @@ func single(prefixes ...string) []cmdSpec {
 	out := make([]cmdSpec, 0, len(prefixes))
 	for _, p := range prefixes {
 		out = append(out, cmdSpec{prefix: p, single: true})
+	}
+	return out
+}
+
+// numberedSingle is single for prefix formatted with each of 0..n-1.
+func numberedSingle(format string, n int) []cmdSpec {
+	out := make([]cmdSpec, 0, n)
+	for i := 0; i < n; i++ {
+		out = append(out, cmdSpec{prefix: fmt.Sprintf(format, i), single: true})
 	}
 	return out
 }
@@ -149,6 +161,9 @@ var eosGrammar = grammar{
 			enter("class-map type qos match-any ", "cmap"),
 		},
 		single("hostname ", "spanning-tree mode ", "service routing protocols model "),
+		// Each code point maps to one traffic class: a new mapping replaces it.
+		numberedSingle("qos map dscp %d to traffic-class ", 64),
+		numberedSingle("qos map cos %d to traffic-class ", 8),
 		leaf("qos map dscp ", "qos map traffic-class ", "qos map cos ", "qos map exp ", "qos rewrite ",
 			"username ", "ip ", "ipv6 ", "spanning-tree ", "transceiver ", "service ", "platform ",
 			"priority-flow-control ", "dcbx ", "lldp ", "aaa ", "logging ", "ntp ", "snmp-server ",
