@@ -163,11 +163,15 @@ func (r *responder) handle(m *transport.Message, p *wire.Packet, icrcOK bool, ou
 	defer r.mu.Unlock()
 	now := r.ep.now()
 	key := stateKey{peer: m.Peer.Addr(), qp: p.BTH.DestQP}
-	st := r.state(key, p.BTH.PSN, now, len(out.fam.pool))
 	if !icrcOK {
-		st.stats.ICRCErrors++
+		// Book it against the QP if we know it; a corrupted header must not
+		// create state.
+		if st := r.states[key]; st != nil {
+			st.stats.ICRCErrors++
+		}
 		return
 	}
+	st := r.state(key, p.BTH.PSN, now, len(out.fam.pool))
 	rc := replyCtx{r: r, st: st, out: out, peer: m.Peer.Addr(), local: m.Local, now: now}
 	psn := p.BTH.PSN
 

@@ -466,17 +466,26 @@ func TestResponderFiltersForeignTraffic(t *testing.T) {
 	if c != want {
 		t.Fatalf("counters\n got  %+v\n want %+v", c, want)
 	}
-	// The responder's stats for the QP report the ICRC failure.
-	q := r.req(wire.OpRCSendOnly, 2, true)
+	// Once the QP is known, its stats report ICRC failures too (a corrupted
+	// packet never creates state).
+	begin := r.req(wire.OpRCSendOnly, 10, true)
+	begin.Payload = appendStatsRequest(nil, statsBegin, 8)
+	r.send(ect0, begin)
+	p = good(11)
+	b, _ = wire.Encode(nil, &env, &p)
+	b[len(b)-1] ^= 0xFF
+	r.sendRaw(ect0, b)
+	q := r.req(wire.OpRCSendOnly, 11, true)
 	q.Payload = appendStatsRequest(nil, statsQuery, 9)
 	r.send(ect0, q)
 	for _, rp := range r.collect() {
 		if rp.p.BTH.Opcode == wire.OpRCSendOnly {
-			m, err := parseStats(rp.p.Payload, "test")
-			if err != nil || m.Stats.ICRCErrors != 1 {
-				t.Fatalf("stats %+v, %v", m.Stats, err)
+			if m, err := parseStats(rp.p.Payload, "test"); err == nil && m.Token == 9 {
+				if m.Stats.ICRCErrors != 1 {
+					t.Fatalf("stats %+v", m.Stats)
+				}
+				return
 			}
-			return
 		}
 	}
 	t.Fatal("no stats reply")
