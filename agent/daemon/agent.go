@@ -46,6 +46,8 @@ type Agent struct {
 	states   map[string]history.DeviceState
 	busy     map[history.Kind]int
 	inflight map[string]inflightRun
+	lastRuns map[history.Kind]history.Run // briefs, for the status
+	stopping bool                         // no new manual runs
 
 	runs      sync.WaitGroup // runs started by triggers
 	runCtx    context.Context
@@ -85,7 +87,8 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{cfg: cfg, deps: deps, log: deps.Logger, now: deps.Now, lock: lk, devices: newDeviceLocks(),
-		states: map[string]history.DeviceState{}, busy: map[history.Kind]int{}, inflight: map[string]inflightRun{}}
+		states: map[string]history.DeviceState{}, busy: map[history.Kind]int{}, inflight: map[string]inflightRun{},
+		lastRuns: map[history.Kind]history.Run{}}
 	fail := func(err error) (*Agent, error) {
 		a.release()
 		return nil, err
@@ -95,6 +98,15 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	}
 	if a.states, err = a.db.States(); err != nil {
 		return fail(fmt.Errorf("history: %w", err))
+	}
+	for _, k := range history.Kinds {
+		r, err := a.db.Latest(k)
+		if err != nil {
+			return fail(fmt.Errorf("history: %w", err))
+		}
+		if r != nil {
+			a.lastRuns[k] = *r
+		}
 	}
 	a.hub = newCounterHub()
 	a.metrics = newMetrics(deps.Version, cfg.Shard.String(), a.hub)
@@ -190,6 +202,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		cancel()
 	}
 	a.log.Info("agent stopping")
+	a.mu.Lock()
+	a.stopping = true
+	a.mu.Unlock()
 	loops.Wait()
 	a.streams.stop()
 	a.waitRuns()

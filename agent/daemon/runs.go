@@ -76,6 +76,9 @@ func (a *Agent) record(run *history.Run) {
 		a.log.Error("recording a run", zap.String("run", run.ID), zap.Error(err))
 	}
 	a.metrics.observeRun(run)
+	a.mu.Lock()
+	a.lastRuns[run.Kind] = run.Brief()
+	a.mu.Unlock()
 	a.prune()
 	a.log.Info("run finished", zap.String("run", run.ID), zap.String("kind", string(run.Kind)),
 		zap.String("trigger", string(run.Trigger)), zap.String("result", string(run.Result)), zap.String("commit", run.Commit))

@@ -146,14 +146,12 @@ func (a *Agent) CurrentStatus() Status {
 	for _, r := range a.inflight {
 		st.Running = append(st.Running, r)
 	}
+	for k, r := range a.lastRuns {
+		st.LastRuns[k] = &r
+	}
 	a.mu.RUnlock()
 	sort.Slice(st.Devices, func(i, j int) bool { return st.Devices[i].Device < st.Devices[j].Device })
 	sort.Slice(st.Running, func(i, j int) bool { return st.Running[i].Started.Before(st.Running[j].Started) })
-	for _, k := range history.Kinds {
-		if r, err := a.db.Latest(k); err == nil && r != nil {
-			st.LastRuns[k] = r
-		}
-	}
 	return st
 }
 
@@ -224,15 +222,16 @@ func (a *Agent) startRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, errNoIntent.Error())
 		return
 	}
-	a.mu.RLock()
+	a.mu.Lock()
 	ctx := a.runCtx
-	a.mu.RUnlock()
-	if ctx == nil || ctx.Err() != nil {
+	if ctx == nil || ctx.Err() != nil || a.stopping {
+		a.mu.Unlock()
 		writeError(w, http.StatusServiceUnavailable, "the agent is not running")
 		return
 	}
+	a.runs.Add(1) // under the lock: Run waits for runs only after stopping is set
+	a.mu.Unlock()
 	id := engine.NewRunID(a.now())
-	a.runs.Add(1)
 	go func() {
 		defer a.runs.Done()
 		if _, err := a.execute(ctx, kind, history.TriggerManual, id); err != nil {

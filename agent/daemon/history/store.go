@@ -1,6 +1,8 @@
 package history
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -15,7 +17,7 @@ var ErrNotFound = errors.New("run not found")
 
 var (
 	bucketBriefs  = []byte("runs")    // seq -> brief run JSON (lists)
-	bucketDetails = []byte("details") // seq -> full run JSON
+	bucketDetails = []byte("details") // seq -> full run JSON, gzipped
 	bucketIDs     = []byte("ids")     // run ID -> seq
 	bucketDevices = []byte("devices") // device -> DeviceState JSON
 	bucketMeta    = []byte("meta")    // key -> value
@@ -76,7 +78,7 @@ func (s *Store) Put(r *Run) error {
 		return errors.New("history: run without ID")
 	}
 	r.SchemaVersion = RunSchema
-	full, err := json.Marshal(r)
+	full, err := zipJSON(r)
 	if err != nil {
 		return err
 	}
@@ -120,9 +122,32 @@ func (s *Store) Get(id string) (*Run, error) {
 			return fmt.Errorf("%w: %s", ErrNotFound, id)
 		}
 		r = &Run{}
-		return json.Unmarshal(data, r)
+		return unzipJSON(data, r)
 	})
 	return r, err
+}
+
+// Details are gzipped: a drift check of thousands of compliant devices is
+// repetitive JSON that shrinks tenfold and more.
+func zipJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func unzipJSON(data []byte, v any) error {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("run details: %w", err)
+	}
+	defer zr.Close()
+	return json.NewDecoder(zr).Decode(v)
 }
 
 // Query selects runs for List.

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
@@ -184,6 +186,33 @@ func TestRePutKeepsPlace(t *testing.T) {
 	if len(p.Runs) != 2 || p.Runs[0].ID != b.ID || p.Runs[1].Result != ResultFailure {
 		t.Fatalf("runs %+v", p.Runs)
 	}
+}
+
+// TestDetailsAreCompact: a fleet-wide drift check stays small on disk.
+func TestDetailsAreCompact(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.db")
+	s := open(t, path, &clock{time.Now()})
+	r := &Run{ID: "big", Kind: KindDrift, Started: time.Now()}
+	for i := 0; i < 2000; i++ {
+		r.Devices = append(r.Devices, Device{Device: fmt.Sprintf("leaf-%04d", i), Kind: "switch", Platform: "sonic", Status: "compliant"})
+	}
+	if err := s.Put(r); err != nil {
+		t.Fatal(err)
+	}
+	var size int
+	_ = s.db.View(func(tx *bolt.Tx) error {
+		size = len(tx.Bucket(bucketDetails).Get(seqKey(1)))
+		return nil
+	})
+	raw, _ := json.Marshal(r)
+	if size == 0 || size*8 > len(raw) {
+		t.Fatalf("details take %d bytes for %d bytes of JSON", size, len(raw))
+	}
+	got, err := s.Get("big")
+	if err != nil || len(got.Devices) != 2000 || got.Devices[1999].Device != "leaf-1999" {
+		t.Fatalf("read back: %v", err)
+	}
+	s.Close()
 }
 
 func BenchmarkPut(b *testing.B) {

@@ -65,7 +65,11 @@ func (e Event) Text() string {
 		fmt.Fprintf(&b, " (shard %s)", e.Shard)
 	}
 	fmt.Fprintf(&b, ": %d device(s) changed compliance state", len(e.Changes))
-	for _, c := range e.Changes {
+	for i, c := range e.Changes {
+		if i == maxTextDevices {
+			fmt.Fprintf(&b, "\n• and %d more (see the run)", len(e.Changes)-i)
+			break
+		}
 		from := c.From
 		if from == "" {
 			from = "unknown"
@@ -84,6 +88,10 @@ func (e Event) Text() string {
 	}
 	return b.String()
 }
+
+// maxTextDevices keeps a chat message readable (and under chat size
+// limits) when a whole fabric changes state at once.
+const maxTextDevices = 25
 
 func shortSHA(s string) string {
 	if len(s) > 12 {

@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -104,6 +105,18 @@ func TestFormats(t *testing.T) {
 			}
 			tc.check(t, m)
 		})
+	}
+}
+
+func TestTextIsCapped(t *testing.T) {
+	ev := event
+	ev.Changes = nil
+	for i := 0; i < 100; i++ {
+		ev.Changes = append(ev.Changes, DeviceChange{Device: fmt.Sprintf("leaf%03d", i), From: "compliant", To: "unreachable"})
+	}
+	text := ev.Text()
+	if strings.Count(text, "→") != maxTextDevices || !strings.Contains(text, "and 75 more") || !strings.Contains(text, "100 device(s)") {
+		t.Fatalf("text:\n%s", text)
 	}
 }
 
