@@ -1,12 +1,14 @@
 package notify
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +17,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/rocefab/rocefab/internal/golden"
 )
 
 var event = Event{Fabric: "basic", RunID: "r1", RunKind: "drift", Commit: "0123456789abcdef0123",
@@ -104,6 +108,28 @@ func TestFormats(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.check(t, m)
+		})
+	}
+}
+
+// TestBodiesGolden pins both wire formats (receivers parse them).
+func TestBodiesGolden(t *testing.T) {
+	ev := event
+	ev.Shard = "1/3"
+	ev.Changes = append(ev.Changes, DeviceChange{Device: "spine1", Platform: "eos", To: "unreachable", Error: "connect: connection refused"})
+	for _, f := range []Format{Generic, Slack} {
+		t.Run(string(f), func(t *testing.T) {
+			w := &Webhook{opt: Options{Format: f}}
+			body, err := w.body(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pretty bytes.Buffer
+			if err := json.Indent(&pretty, body, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			pretty.WriteByte('\n')
+			golden.Check(t, filepath.Join("testdata", string(f)+".golden.json"), pretty.Bytes())
 		})
 	}
 }
