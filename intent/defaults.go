@@ -20,7 +20,7 @@ const (
 	DefaultCrossLeafSample  = 2
 	DefaultProbeCount       = 200
 	DefaultProbeRatePPS     = 2000
-	DefaultProbePKey        = 0xFACE // full-member bit set; not the default partition 0xFFFF
+	DefaultProbePKey        = 0x8F00 // the probe's own partition (full member); not the default 0xFFFF
 	DefaultProbeQPMin       = 0xF00000
 	DefaultProbeQPMax       = 0xF0FFFF
 	DefaultLossyLossPercent = 1.0 // tolerated loss for ecn-only

@@ -204,7 +204,7 @@ func TestDefaults(t *testing.T) {
 		}
 	}
 	wantProbe := Probe{Pairs: "cabling", CrossLeafSample: 2, Sizes: []int{64, 1024, 4096}, Count: 200, Duration: 5 * time.Second,
-		RatePPS: 2000, PKey: 0xFACE, QPMin: 0xF00000, QPMax: 0xF0FFFF}
+		RatePPS: 2000, PKey: 0x8F00, QPMin: 0xF00000, QPMax: 0xF0FFFF}
 	if diff := cmp.Diff(wantProbe, r.Probe); diff != "" {
 		t.Errorf("probe defaults (-want +got):\n%s", diff)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
+	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -23,17 +24,46 @@ type fleetHosts struct {
 	a     *app
 	res   *intent.Resolved
 	paths []string
-	ssh   hostcontract.Runner
+	ssh   *ssh.Exec
 }
 
 var _ engine.HostRunner = (*fleetHosts)(nil)
 
 func (a *app) newFleetHosts(res *intent.Resolved, paths []string) *fleetHosts {
-	return &fleetHosts{a: a, res: res, paths: paths, ssh: a.sshHostRunner()}
+	f := &fleetHosts{a: a, res: res, paths: paths}
+	f.ssh = a.hostExec(f.intent)
+	return f
 }
 
-// sshHostRunner runs commands on hosts over SSH; nil until wired.
-func (a *app) sshHostRunner() hostcontract.Runner { return nil }
+// hostExec runs commands on the intent's hosts over SSH, with host keys
+// checked against the intent's known_hosts (or ~/.ssh/known_hosts) and
+// credentials by reference.
+func (a *app) hostExec(load func() (*intent.Resolved, error)) *ssh.Exec {
+	e := &ssh.Exec{AcceptNew: a.v.GetBool("ssh-accept-new"), Timeout: a.v.GetDuration("timeout"), Logger: a.log}
+	e.Resolve = func(name string) (ssh.ExecTarget, error) {
+		res, err := load()
+		if err != nil {
+			return ssh.ExecTarget{}, err
+		}
+		if e.KnownHostsFile == "" {
+			e.KnownHostsFile = res.Security.KnownHosts
+		}
+		h := res.Host(name)
+		if h == nil {
+			return ssh.ExecTarget{}, fmt.Errorf("host %s is not in the intent", name)
+		}
+		if h.Address.Host == "" {
+			return ssh.ExecTarget{}, fmt.Errorf("host %s has no address to reach it over SSH", name)
+		}
+		creds, err := engine.ResolveSecret(compliance.Connection{Username: h.Creds.Username, UsernameEnv: h.Creds.UsernameEnv,
+			PasswordEnv: h.Creds.PasswordEnv, PasswordFile: h.Creds.PasswordFile})
+		if err != nil {
+			return ssh.ExecTarget{}, err
+		}
+		return ssh.ExecTarget{Address: ssh.ExecAddress(h.Address.Host, h.Address.Port), Creds: creds}, nil
+	}
+	return e
+}
 
 func (f *fleetHosts) intent() (*intent.Resolved, error) {
 	if f.res != nil {
@@ -69,9 +99,6 @@ func (f *fleetHosts) run(ctx context.Context, res *intent.Resolved, h *intent.Ho
 		}
 		r, err := f.a.runHost(ctx, flags, res, h)
 		return r, transport, err
-	}
-	if f.ssh == nil {
-		return nil, "ssh", fmt.Errorf("host %s is reached over SSH, which this build cannot do yet; run `rocefab host %s --host %s` on it", h.Name, map[bool]string{true: "apply", false: "plan"}[apply], h.Name)
 	}
 	data, err := bundleIntent(f.paths)
 	if err != nil {

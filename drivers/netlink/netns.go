@@ -69,3 +69,15 @@ func (n *namespace) do(fn func() error) error {
 	runtime.UnlockOSThread()
 	return ferr
 }
+
+// InNamespace runs fn on an OS thread switched into the named network
+// namespace ("" is the caller's own). Sockets opened in fn stay there after
+// it returns, which is how the probe binds inside a lab host.
+func InNamespace(name string, fn func() error) error {
+	ns, err := openNamespace(name)
+	if err != nil {
+		return err
+	}
+	defer ns.close()
+	return ns.do(fn)
+}

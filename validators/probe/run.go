@@ -285,6 +285,10 @@ func sweepLadder(hostMTU int) []int {
 
 const sweepTries = 3 // packets per size and direction; a size passes if one gets through
 
+// SweepLadder is the default ladder of IP packet sizes the MTU sweep tries
+// up to hostMTU, for callers that add sizes of their own.
+func SweepLadder(hostMTU int) []int { return sweepLadder(hostMTU) }
+
 // sweep finds the largest IP packet that crosses in each direction: SENDs
 // of size S forward, READs whose response is S bytes reverse, all with DF.
 // It probes a ladder, then narrows the gap between the largest size that
