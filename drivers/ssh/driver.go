@@ -191,6 +191,7 @@ func (d *Driver) dial(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, d.fail("connect", "", "", err)
 	}
+	tr.prompt = nd.Channel.PromptPattern
 	c := &conn{nd: nd, tr: tr}
 	if err := d.withContext(ctx, c, nd.Open); err != nil {
 		_ = tr.Close()
