@@ -5,7 +5,10 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -ldflags="-s -w" -o /out/rocefab ./cmd/rocefab
+ARG VERSION=dev
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath \
+      -ldflags="-s -w -X github.com/rocefab/rocefab/agent/cli.version=${VERSION}" \
+      -o /out/rocefab ./cmd/rocefab
 
 # distroless/static has CA certificates and a nonroot user, and no shell.
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -60,8 +60,8 @@ var agentSettings = []agentSetting{
 	{key: "drift.jitter", flag: "drift-jitter", def: time.Minute, usage: "random extra delay before each drift check"},
 	{key: "probe.interval", flag: "probe-interval", def: time.Duration(0), usage: "probe run interval; 0 turns the probe schedule off"},
 	{key: "probe.jitter", flag: "probe-jitter", def: time.Minute, usage: "random extra delay before each probe run"},
-	{key: "probe.from", flag: "probe-from", def: "", usage: "this host's name in the intent, where the probe sends from (default the hostname)"},
-	{key: "probe.run-dir", flag: "probe-run-dir", def: "/run/rocefab", usage: "control socket folder of a running 'rocefab probe serve'"},
+	{key: "probe.parallel", flag: "probe-parallel", def: 4, usage: "sending hosts probed at once"},
+	{key: "hosts.include", flag: "include-hosts", def: true, usage: "check hosts' NIC settings too (in-process for this machine and lab namespaces, over SSH otherwise)"},
 	{key: "apply.auto", flag: "auto-apply", def: false, usage: "apply each new valid commit (hitless changes only, within max-devices)"},
 	{key: "apply.max-devices", flag: "max-devices", def: 5, usage: "most devices an automatic apply may change; more refuses the apply"},
 	{key: "history.max-age", flag: "history-max-age", def: 30 * 24 * time.Hour, usage: "drop runs older than this; 0 keeps them"},
@@ -177,13 +177,14 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 			TLSCert: get("http.tls-cert"), TLSKey: get("http.tls-key")},
 		Shard: spec, CountersInterval: dur("counters.interval"), ShutdownTimeout: dur("shutdown-timeout"),
 	}
-	eng := engine.New(a.renderers, a.drivers, nil, engine.Options{
+	cfg.IncludeHosts = v.GetBool("agent.hosts.include")
+	eng := engine.New(a.renderers, a.drivers, a.newFleetHosts(nil, nil), engine.Options{
 		Insecure: v.GetBool("insecure"), SSHAcceptNew: v.GetBool("ssh-accept-new"),
 		Timeout: v.GetDuration("timeout"), Retries: v.GetInt("retries"), Parallelism: v.GetInt("parallelism"),
 		Logger: a.log,
 	})
-	deps := daemon.Deps{Engine: eng, Renderers: a.renderers, Logger: a.log, Version: "dev",
-		Probe: probewire.Runner(probewire.Options{From: get("probe.from"), RunDir: get("probe.run-dir"), Logger: a.log})}
+	deps := daemon.Deps{Engine: eng, Renderers: a.renderers, Logger: a.log, Version: Version(),
+		Probe: probewire.Runner(&fabricProber{a: a}, v.GetInt("agent.probe.parallel"))}
 	if ref := get("notify.webhook-url"); ref != "" {
 		url, err := daemon.ResolveSecretRef(ref)
 		if err != nil {

@@ -109,7 +109,7 @@ are confirmed only if the probe passes.`,
 		}
 		opt := engine.ApplyOptions{
 			AllowDisruptive: *allowDisruptive, Canary: *canary, StopOnFailure: *onFailure == "stop",
-			ConfirmWindow: *confirmTimeout, Store: engine.RunStore{Dir: df.stateDir},
+			ConfirmWindow: *confirmTimeout, Store: engine.RunStore{Dir: df.stateDir}, Intent: res,
 			Options: map[string]string{"onFailure": *onFailure, "canary": fmt.Sprint(*canary),
 				"allowDisruptive": fmt.Sprint(*allowDisruptive), "verify": fmt.Sprint(*verify)},
 		}

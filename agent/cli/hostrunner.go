@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rocefab/rocefab/agent/engine"
@@ -22,9 +23,11 @@ import (
 // over SSH through the host JSON contract.
 type fleetHosts struct {
 	a     *app
-	res   *intent.Resolved
 	paths []string
 	ssh   *ssh.Exec
+
+	mu  sync.Mutex // guards res, loaded once for saved plans
+	res *intent.Resolved
 }
 
 var _ engine.HostRunner = (*fleetHosts)(nil)
@@ -66,6 +69,8 @@ func (a *app) hostExec(load func() (*intent.Resolved, error)) *ssh.Exec {
 }
 
 func (f *fleetHosts) intent() (*intent.Resolved, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.res != nil {
 		return f.res, nil
 	}
@@ -100,7 +105,7 @@ func (f *fleetHosts) run(ctx context.Context, res *intent.Resolved, h *intent.Ho
 		r, err := f.a.runHost(ctx, flags, res, h)
 		return r, transport, err
 	}
-	data, err := bundleIntent(f.paths)
+	data, err := bundleIntent(res.Files)
 	if err != nil {
 		return nil, "ssh", err
 	}
@@ -116,7 +121,6 @@ func (f *fleetHosts) run(ctx context.Context, res *intent.Resolved, h *intent.Ho
 
 // PlanHost runs host plan and turns its report into a device plan.
 func (f *fleetHosts) PlanHost(ctx context.Context, res *intent.Resolved, h *intent.Host) (compliance.DevicePlan, error) {
-	f.res = res
 	dp := compliance.DevicePlan{Device: h.Name, Kind: "host", Platform: "host", Address: h.Address.String(),
 		Connection: compliance.Connection{Netns: h.Netns}}
 	r, transport, err := f.run(ctx, res, h, false)
@@ -134,10 +138,12 @@ func (f *fleetHosts) PlanHost(ctx context.Context, res *intent.Resolved, h *inte
 }
 
 // ApplyHost runs host apply, which is all-or-nothing on the host.
-func (f *fleetHosts) ApplyHost(ctx context.Context, dp compliance.DevicePlan) error {
-	res, err := f.intent()
-	if err != nil {
-		return err
+func (f *fleetHosts) ApplyHost(ctx context.Context, res *intent.Resolved, dp compliance.DevicePlan) error {
+	if res == nil {
+		var err error
+		if res, err = f.intent(); err != nil {
+			return err
+		}
 	}
 	h := res.Host(dp.Device)
 	if h == nil {
@@ -185,13 +191,9 @@ func unsupportedNote(r *hostcontract.HostReport) []string {
 	return []string{fmt.Sprintf("%d setting(s) unsupported on this device: %s", len(names), strings.Join(names, ", "))}
 }
 
-// bundleIntent joins intent files into one multi-document YAML stream for
-// a host that reads the intent on standard input.
-func bundleIntent(paths []string) ([]byte, error) {
-	files, err := intentFileList(paths)
-	if err != nil {
-		return nil, err
-	}
+// bundleIntent joins the intent's files into one multi-document YAML stream
+// for a host that reads the intent on standard input.
+func bundleIntent(files []string) ([]byte, error) {
 	var b bytes.Buffer
 	for i, file := range files {
 		data, err := os.ReadFile(file)
@@ -204,12 +206,4 @@ func bundleIntent(paths []string) ([]byte, error) {
 		b.Write(data)
 	}
 	return b.Bytes(), nil
-}
-
-func intentFileList(paths []string) ([]string, error) {
-	fab, diags := intent.Load(paths...)
-	if fab == nil {
-		return nil, diags.Err()
-	}
-	return fab.Files, nil
 }

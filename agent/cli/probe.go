@@ -62,7 +62,7 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		if err != nil {
 			return err
 		}
-		out := a.probeFabric(cmd.Context(), res, args, df, probeOptions{perftest: *engineName == "perftest", parallel: *parallel, counters: !*noCounters})
+		out := a.probeFabric(cmd.Context(), res, df, probeOptions{perftest: *engineName == "perftest", parallel: *parallel, counters: !*noCounters})
 		if err := writeProbe(a.stdout, format, out); err != nil {
 			return err
 		}
@@ -337,7 +337,7 @@ func writeProbe(w io.Writer, format string, o *probeOutput) error {
 
 // probeFabric probes every pair of the intent, reading switch counters
 // around the run.
-func (a *app) probeFabric(ctx context.Context, res *intent.Resolved, paths []string, df *deviceFlags, opt probeOptions) *probeOutput {
+func (a *app) probeFabric(ctx context.Context, res *intent.Resolved, df *deviceFlags, opt probeOptions) *probeOutput {
 	pairs := mesh.Pairs(res)
 	out := &probeOutput{}
 	var sampler *counters.Sampler
@@ -350,8 +350,7 @@ func (a *app) probeFabric(ctx context.Context, res *intent.Resolved, paths []str
 	if sampler != nil {
 		before, _ = sampler.Snapshot(ctx)
 	}
-	prober := &fabricProber{a: a, paths: paths, res: res}
-	out.Report = mesh.Run(ctx, res, pairs, prober, opt.parallel)
+	out.Report = mesh.Run(ctx, res, pairs, &fabricProber{a: a}, opt.parallel)
 	if sampler != nil && before != nil {
 		if after, err := sampler.Snapshot(ctx); err == nil {
 			out.Counters = counters.Diff(before, after).Messages("during the probe")
@@ -406,15 +405,11 @@ func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *devi
 
 // fabricProber runs each sending host's probes where that host is: in
 // this process (this machine, or a lab network namespace), or over SSH.
-type fabricProber struct {
-	a     *app
-	paths []string
-	res   *intent.Resolved
-}
+type fabricProber struct{ a *app }
 
-func (p *fabricProber) Probe(ctx context.Context, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error) {
-	hosts := p.a.newFleetHosts(p.res, p.paths)
-	if hosts.inProcess(p.res, from) {
+func (p *fabricProber) Probe(ctx context.Context, res *intent.Resolved, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error) {
+	hosts := p.a.newFleetHosts(res, res.Files)
+	if hosts.inProcess(res, from) {
 		cfg := probe.RunConfig{Targets: targets, Policy: pol, From: from.Name, Logger: p.a.log}
 		cfg.Endpoint = probe.DefaultEndpointConfig()
 		cfg.Endpoint.Policy, cfg.Endpoint.Name, cfg.Endpoint.RunDir, cfg.Endpoint.Logger = pol, from.Name, probeRunDir(from.Netns), p.a.log
@@ -426,7 +421,7 @@ func (p *fabricProber) Probe(ctx context.Context, from *intent.Host, targets []p
 		})
 		return rep, err
 	}
-	data, err := bundleIntent(p.paths)
+	data, err := bundleIntent(res.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -494,7 +489,7 @@ func verifyWithProbe(ctx context.Context, a *app, res *intent.Resolved, _ []stri
 		return engine.VerifyResult{}, ctx.Err()
 	case <-time.After(500 * time.Millisecond):
 	}
-	out := a.probeFabric(ctx, res, res.Files, &deviceFlags{}, probeOptions{parallel: 4})
+	out := a.probeFabric(ctx, res, &deviceFlags{}, probeOptions{parallel: 4})
 	if out.Pass() {
 		return engine.VerifyResult{Passed: true, Summary: fmt.Sprintf("probe passed on %d pair(s)", len(out.Pairs))}, nil
 	}

@@ -209,6 +209,7 @@ func (a *Agent) apply(ctx context.Context, cur *loaded, run *history.Run) {
 		AllowDisruptive: false, // never automatically, whatever the settings
 		StopOnFailure:   true,
 		Store:           engine.RunStore{Dir: a.cfg.StateDir},
+		Intent:          cur.res,
 		Options:         map[string]string{"agent": "true", "trigger": string(run.Trigger), "maxDevices": fmt.Sprint(a.cfg.Apply.MaxDevices)},
 	})
 	if rep == nil {

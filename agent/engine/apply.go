@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -35,6 +37,9 @@ type ApplyOptions struct {
 	Verify func(ctx context.Context, devices []string) (VerifyResult, error)
 	// Store keeps the run report and the snapshots.
 	Store RunStore
+	// Intent is the resolved intent the plan came from, for hosts; nil for
+	// a saved plan.
+	Intent *intent.Resolved
 	// Recorded in the report.
 	Options map[string]string
 }
@@ -210,7 +215,7 @@ func (e *Engine) applyDevice(ctx context.Context, rep *RunReport, p *compliance.
 			e.setOutcome(rep, i, OutcomeFailed, "no host runner configured")
 			return nil, false
 		}
-		if err := e.hosts.ApplyHost(ctx, *dp); err != nil {
+		if err := e.hosts.ApplyHost(ctx, opt.Intent, *dp); err != nil {
 			e.setOutcome(rep, i, OutcomeFailed, deviceMessage(dp.Device, err))
 			return nil, false
 		}
@@ -271,10 +276,12 @@ func (e *Engine) applyDevice(ctx context.Context, rep *RunReport, p *compliance.
 		} else {
 			reason = fmt.Sprintf("read-back still differs from the intent (%d change(s), first: %s %s)", len(leftover), leftover[0].Action.Symbol(), leftover[0].Where())
 		}
-		if rbErr := pending.Rollback(ctx); rbErr != nil {
-			reason += "; rollback error: " + rbErr.Error()
+		outcome := OutcomeRolledBack
+		if rbErr := e.undo(ctx, drv, pending, dp, before); rbErr != nil {
+			reason += "; rollback failed, the device may hold part of the change (run drift): " + rbErr.Error()
+			outcome = OutcomeFailed
 		}
-		e.setOutcome(rep, i, OutcomeRolledBack, reason)
+		e.setOutcome(rep, i, outcome, reason)
 		return nil, false
 	}
 	e.setOutcome(rep, i, OutcomeApplied, "")
@@ -290,6 +297,48 @@ func (e *Engine) applyDevice(ctx context.Context, rep *RunReport, p *compliance.
 		return &applied{idx: i, drv: drv, pending: pending}, true
 	}
 	return nil, true
+}
+
+// undo takes back a push whose read-back failed: through its pending
+// commit when the device still holds one open, otherwise (committed at once)
+// by pushing the owned configuration read just before the push.
+func (e *Engine) undo(ctx context.Context, drv drivers.Driver, pending drivers.Pending, dp *compliance.DevicePlan, before *drivers.Running) error {
+	err := pending.Rollback(ctx)
+	if err == nil || !errors.Is(err, drivers.ErrUnsupported) {
+		return err
+	}
+	snap := before.Owned.Clone()
+	snap.Device, snap.Platform, snap.Owned = dp.Device, dp.Platform, dp.Desired.Owned.Clone()
+	now, err := e.fetch(ctx, drv)
+	if err != nil {
+		return err
+	}
+	_, err = e.restore(ctx, drv, snap, now)
+	return err
+}
+
+// restore pushes what turns the device's owned configuration (now) back
+// into snap and checks the read-back, which it returns.
+func (e *Engine) restore(ctx context.Context, drv drivers.Driver, snap *devcfg.Config, now *drivers.Running) (*drivers.Running, error) {
+	syn := e.syntax(snap.Platform)
+	changes := compliance.Diff(snap, now.Owned, syn, nil)
+	if len(changes) == 0 {
+		return now, nil
+	}
+	pushCtx, cancel := context.WithTimeout(ctx, e.opt.Timeout)
+	_, err := drv.Push(pushCtx, devcfg.BuildPatch(changes, syn), drivers.PushOptions{})
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("%s (device left unchanged)", deviceMessage(snap.Device, err))
+	}
+	after, err := e.fetch(ctx, drv)
+	if err != nil {
+		return nil, fmt.Errorf("read-back: %w", err)
+	}
+	if left := compliance.Diff(snap, after.Owned, syn, nil); len(left) > 0 {
+		return nil, fmt.Errorf("read-back differs from the snapshot (%d change(s), first: %s %s)", len(left), left[0].Action.Symbol(), left[0].Where())
+	}
+	return after, nil
 }
 
 func (e *Engine) setOutcome(rep *RunReport, i int, o Outcome, reason string) {

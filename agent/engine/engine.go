@@ -58,7 +58,9 @@ type Options struct {
 // contract (locally or over SSH).
 type HostRunner interface {
 	PlanHost(ctx context.Context, r *intent.Resolved, h *intent.Host) (compliance.DevicePlan, error)
-	ApplyHost(ctx context.Context, dp compliance.DevicePlan) error
+	// ApplyHost applies a host's part of r; r is nil when applying a saved
+	// plan, and the runner then loads the plan's intent itself.
+	ApplyHost(ctx context.Context, r *intent.Resolved, dp compliance.DevicePlan) error
 }
 
 // Progress receives fleet progress, for a bar on a TTY or plain lines.

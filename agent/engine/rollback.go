@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
@@ -41,7 +39,7 @@ func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*R
 		d := &rep.Devices[i]
 		start := e.opt.Now()
 		d.StartedAt = start.UTC()
-		outcome, reason := e.rollbackDevice(ctx, store, byDevice[d.Device], rep.ID)
+		outcome, reason := e.rollbackDevice(ctx, store, byDevice[d.Device], rep.ID, d)
 		d.Outcome, d.Reason = outcome, reason
 		d.DurationMS = e.opt.Now().Sub(start).Milliseconds()
 		e.progressDone(d.Device, outcome != OutcomeApplied && outcome != OutcomeNoChanges)
@@ -58,7 +56,9 @@ func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*R
 	return rep, nil
 }
 
-func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig DeviceRun, newRun string) (Outcome, string) {
+// rollbackDevice restores one device and records in run the snapshot of
+// what it replaced (so a rollback can be rolled back) and the read-back.
+func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig DeviceRun, newRun string, run *DeviceRun) (Outcome, string) {
 	if orig.Kind == "host" {
 		return OutcomeSkipped, "host NIC settings are runtime state; re-apply the intent instead"
 	}
@@ -77,27 +77,26 @@ func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig Device
 	if err != nil {
 		return OutcomeFailed, deviceMessage(orig.Device, err)
 	}
-	syn := e.syntax(orig.Platform)
-	changes := compliance.Diff(snap, now.Owned, syn, nil)
-	if len(changes) == 0 {
+	if len(compliance.Diff(snap, now.Owned, e.syntax(orig.Platform), nil)) == 0 {
 		return OutcomeNoChanges, "already at the snapshot"
 	}
 	// Keep a snapshot of what we replace, so a rollback can be rolled back.
 	cur := now.Owned.Clone()
 	cur.Device, cur.Platform, cur.Owned = orig.Device, orig.Platform, snap.Owned.Clone()
-	if _, err := store.SaveSnapshot(newRun, orig.Device, cur); err != nil {
+	path, err := store.SaveSnapshot(newRun, orig.Device, cur)
+	if err != nil {
 		return OutcomeFailed, "snapshot: " + err.Error()
 	}
-	patch := devcfg.BuildPatch(changes, syn)
-	if _, err := drv.Push(ctx, patch, drivers.PushOptions{}); err != nil {
-		return OutcomeFailed, deviceMessage(orig.Device, err) + " (device left unchanged)"
-	}
-	after, err := e.fetch(ctx, drv)
+	run.Snapshot = path
+	snap.Device, snap.Platform = orig.Device, orig.Platform
+	after, err := e.restore(ctx, drv, snap, now)
 	if err != nil {
-		return OutcomeFailed, "read-back: " + err.Error()
+		return OutcomeFailed, err.Error()
 	}
-	if left := compliance.Diff(snap, after.Owned, syn, nil); len(left) > 0 {
-		return OutcomeFailed, fmt.Sprintf("read-back differs from the snapshot (%d change(s))", len(left))
+	got := after.Owned.Clone()
+	got.Device, got.Platform = orig.Device, orig.Platform
+	if path, err := store.SaveApplied(newRun, orig.Device, got); err == nil {
+		run.Applied = path
 	}
 	return OutcomeApplied, "restored the snapshot taken before the run"
 }

@@ -1,3 +1,3 @@
-// Package probewire wires the RoCEv2 probe library (validators/probe) into
-// the agent: it probes from this host to the hosts the agent owns.
+// Package probewire wires the probe mesh (validators/probe/mesh) into the
+// agent and keeps what the agent records of a report.
 package probewire

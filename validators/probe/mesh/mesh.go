@@ -19,6 +19,20 @@ type Pair struct {
 	Leaf string
 }
 
+// Owned keeps the pairs whose sender owns reports true for (a shard).
+func Owned(pairs []Pair, owns func(host string) bool) []Pair {
+	if owns == nil {
+		return pairs
+	}
+	var out []Pair
+	for _, p := range pairs {
+		if owns(p.From.Name) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // Pairs returns the pairs to probe. With pairs: cabling, every pair of
 // hosts under one leaf, plus CrossLeafSample pairs between every two leaves
 // (chosen round-robin, so repeated runs cover different hosts); with
@@ -139,7 +153,7 @@ func Target(h *intent.Host) (probe.Target, error) {
 // Prober runs one host's probes: from that host to the targets. The CLI
 // provides in-process (this machine, lab namespaces) and SSH probers.
 type Prober interface {
-	Probe(ctx context.Context, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error)
+	Probe(ctx context.Context, r *intent.Resolved, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error)
 }
 
 // Run probes every pair, one run per sending host (up to parallel hosts at
@@ -184,7 +198,7 @@ func Run(ctx context.Context, r *intent.Resolved, pairs []Pair, prober Prober, p
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rep, err := prober.Probe(ctx, j.from, j.targets, PolicyFor(r, j.from))
+			rep, err := prober.Probe(ctx, r, j.from, j.targets, PolicyFor(r, j.from))
 			if err != nil {
 				for _, t := range j.targets {
 					results[i] = append(results[i], unreachable(j.from.Name, t.Name, fmt.Errorf("probing from %s: %w", j.from.Name, err)))

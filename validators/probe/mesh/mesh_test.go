@@ -92,7 +92,7 @@ func TestPolicyForMapsTheIntent(t *testing.T) {
 
 type fakeProber struct{ fail map[string]bool }
 
-func (f fakeProber) Probe(_ context.Context, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error) {
+func (f fakeProber) Probe(_ context.Context, _ *intent.Resolved, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error) {
 	if f.fail[from.Name] {
 		return nil, errors.New("ssh: connection refused")
 	}
