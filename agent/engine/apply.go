@@ -50,6 +50,8 @@ type applied struct {
 	idx     int
 	drv     drivers.Driver
 	pending drivers.Pending
+	// before is the device's owned config read just before the push.
+	before *drivers.Running
 }
 
 // Apply executes a plan exactly: each device gets an atomic push of the
@@ -174,14 +176,13 @@ func (e *Engine) applyWave(ctx context.Context, p *compliance.Plan, rep *RunRepo
 		confirm = res.Passed
 	}
 	for _, a := range pending {
-		e.finishPending(ctx, rep, a, confirm)
+		e.finishPending(ctx, p, rep, a, confirm)
 	}
 	return !failed && confirm
 }
 
-func (e *Engine) finishPending(ctx context.Context, rep *RunReport, a applied, confirm bool) {
+func (e *Engine) finishPending(ctx context.Context, p *compliance.Plan, rep *RunReport, a applied, confirm bool) {
 	defer a.drv.Close()
-	dr := &rep.Devices[a.idx]
 	if a.pending == nil {
 		return
 	}
@@ -195,10 +196,12 @@ func (e *Engine) finishPending(ctx context.Context, rep *RunReport, a applied, c
 	if rep.Verify != nil {
 		reason += ": " + rep.Verify.Summary
 	}
-	if err := a.pending.Rollback(ctx); err != nil {
-		reason += "; rollback error: " + err.Error()
+	outcome := OutcomeRolledBack
+	if err := e.undo(ctx, a.drv, a.pending, &p.Devices[a.idx], a.before); err != nil {
+		reason += "; rollback failed, the device may hold part of the change (run drift): " + err.Error()
+		outcome = OutcomeFailed
 	}
-	dr.Outcome, dr.Reason = OutcomeRolledBack, reason
+	e.setOutcome(rep, a.idx, outcome, reason)
 }
 
 // applyDevice pushes one device. It returns the pending commit to confirm
@@ -294,27 +297,33 @@ func (e *Engine) applyDevice(ctx context.Context, rep *RunReport, p *compliance.
 	}
 	if opt.ConfirmWindow > 0 {
 		keepOpen = true
-		return &applied{idx: i, drv: drv, pending: pending}, true
+		return &applied{idx: i, drv: drv, pending: pending, before: before}, true
 	}
 	return nil, true
 }
 
 // undo takes back a push whose read-back failed: through its pending
-// commit when the device still holds one open, otherwise (committed at once)
-// by pushing the owned configuration read just before the push.
+// commit, and where that cannot (committed at once, or the commit is no
+// longer pending, e.g. someone else committed on top) by pushing the owned
+// configuration read just before the push. The final read-back decides.
 func (e *Engine) undo(ctx context.Context, drv drivers.Driver, pending drivers.Pending, dp *compliance.DevicePlan, before *drivers.Running) error {
-	err := pending.Rollback(ctx)
-	if err == nil || !errors.Is(err, drivers.ErrUnsupported) {
-		return err
+	rbErr := pending.Rollback(ctx)
+	if rbErr == nil {
+		return nil
+	}
+	if !errors.Is(rbErr, drivers.ErrUnsupported) {
+		e.log.Warn("pending rollback failed; restoring the snapshot instead", zap.String("device", dp.Device), zap.Error(rbErr))
 	}
 	snap := before.Owned.Clone()
 	snap.Device, snap.Platform, snap.Owned = dp.Device, dp.Platform, dp.Desired.Owned.Clone()
 	now, err := e.fetch(ctx, drv)
 	if err != nil {
-		return err
+		return errors.Join(rbErr, err)
 	}
-	_, err = e.restore(ctx, drv, snap, now)
-	return err
+	if _, err := e.restore(ctx, drv, snap, now); err != nil {
+		return errors.Join(rbErr, err)
+	}
+	return nil
 }
 
 // restore pushes what turns the device's owned configuration (now) back

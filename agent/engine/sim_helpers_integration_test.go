@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
@@ -148,27 +151,18 @@ func changeList(cs []devcfg.Change) string {
 	return b.String()
 }
 
-// lineDiff lists lines only in want (-) or only in got (+).
+// lineDiff shows how got differs from want, line by line ("" if equal).
 func lineDiff(want, got string) string {
-	w, g := map[string]bool{}, map[string]bool{}
-	for _, l := range strings.Split(want, "\n") {
-		w[l] = true
-	}
-	for _, l := range strings.Split(got, "\n") {
-		g[l] = true
-	}
-	var b strings.Builder
-	for _, l := range strings.Split(want, "\n") {
-		if !g[l] {
-			b.WriteString("- " + l + "\n")
-		}
-	}
-	for _, l := range strings.Split(got, "\n") {
-		if !w[l] {
-			b.WriteString("+ " + l + "\n")
-		}
-	}
-	return b.String()
+	return cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n"))
+}
+
+// sameLines reports whether two configurations hold the same lines, in
+// any order: devices may list restored lines elsewhere than before.
+func sameLines(a, b string) bool {
+	x, y := strings.Split(a, "\n"), strings.Split(b, "\n")
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 func oneOfEach() []enginetest.Spec {
