@@ -115,12 +115,12 @@ func (s *Switch) Reject(match, msg string) {
 	s.SSH.SetFaults(sshsim.Faults{RejectLine: match, RejectMessage: msg})
 }
 
-// DropDuringPush cuts the connection in the middle of the next push: at
-// the first line containing match (SSH) or during the next Set (gNMI,
-// match is ignored).
+// DropDuringPush cuts the connection in the middle of a push: once, right
+// after the first line containing match was applied (SSH); in every Set
+// until ClearFaults, so retries fail too (gNMI, match is ignored).
 func (s *Switch) DropDuringPush(match string) {
 	if s.GNMI != nil {
-		s.GNMI.SetFaults(gnmisim.Faults{DropSets: 1})
+		s.GNMI.SetFaults(gnmisim.Faults{DropSets: 1 << 20})
 		return
 	}
 	s.SSH.SetFaults(sshsim.Faults{DropOnLine: match})
