@@ -44,16 +44,17 @@ func (t *Target) Get(ctx context.Context, req *gnmipb.GetRequest) (*gnmipb.GetRe
 		return nil, status.Errorf(codes.Unimplemented, "encoding %s not supported", enc)
 	}
 	t.mu.Lock()
-	ctr := counterTree(t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now()))
+	counters := func() tree { return counterTree(t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now())) }
 	var src tree
 	switch req.GetType() {
 	case gnmipb.GetRequest_CONFIG:
+		// Configuration only: counters are not even computed.
 		src = t.tree.clone()
 	case gnmipb.GetRequest_STATE, gnmipb.GetRequest_OPERATIONAL:
-		src = ctr
+		src = counters()
 	default:
 		src = t.tree.clone()
-		for k, v := range ctr {
+		for k, v := range counters() {
 			src[k] = v
 		}
 	}
