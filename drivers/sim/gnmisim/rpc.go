@@ -44,7 +44,9 @@ func (t *Target) Get(ctx context.Context, req *gnmipb.GetRequest) (*gnmipb.GetRe
 		return nil, status.Errorf(codes.Unimplemented, "encoding %s not supported", enc)
 	}
 	t.mu.Lock()
-	counters := func() tree { return counterTree(t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now())) }
+	counters := func() tree {
+		return counterTree(t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now()))
+	}
 	var src tree
 	switch req.GetType() {
 	case gnmipb.GetRequest_CONFIG:
