@@ -83,7 +83,9 @@ type Endpoint struct {
 
 // family is the sockets of one address family.
 type family struct {
-	is4      bool
+	is4 bool
+	// local is the bound address, or invalid when bound to the wildcard.
+	local    netip.Addr
 	listener transport.Conn   // bound to the RoCEv2 port
 	pool     []transport.Conn // bound to entropy ports, used to send
 	bufSize  int
@@ -138,6 +140,9 @@ func NewEndpoint(cfg EndpointConfig) (*Endpoint, error) {
 
 func (e *Endpoint) openFamily(a netip.Addr) (*family, error) {
 	f := &family{is4: a.Unmap().Is4()}
+	if !a.IsUnspecified() {
+		f.local = a.Unmap()
+	}
 	f.bufSize = max(2048, e.policy.HostMTU+256)
 	replyTOS := transport.TOS(e.policy.RoCEDSCP, uint8(e.policy.ECN))
 	ln, err := e.net.Listen(netip.AddrPortFrom(a, e.cfg.Port), transport.Options{TOS: replyTOS, ReadBuffer: 8 << 20})

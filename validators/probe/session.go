@@ -102,9 +102,15 @@ func (e *Endpoint) newSession(target netip.Addr, pol Policy, expected int, pw *t
 	if f == nil {
 		return nil, fmt.Errorf("%w: %s", ErrNoFamily, target)
 	}
-	src, err := e.net.Source(target)
-	if err != nil {
-		return nil, err
+	// Bound to one address, the endpoint sends from it: the route's
+	// preferred source (127.0.0.1 for 127.0.0.3, say) would draw the
+	// replies to an address nothing listens on.
+	src := f.local
+	if !src.IsValid() {
+		var err error
+		if src, err = e.net.Source(target); err != nil {
+			return nil, err
+		}
 	}
 	ringLen := 1 << min(20, max(10, bits.Len(uint(expected*2+256))))
 	s := &session{
@@ -116,9 +122,11 @@ func (e *Endpoint) newSession(target netip.Addr, pol Policy, expected int, pw *t
 	for i := range s.tx {
 		s.tx[i].Buf = make([]byte, 0, f.bufSize)
 	}
-	if s.qp, err = e.allocQP(s); err != nil {
+	qp, err := e.allocQP(s)
+	if err != nil {
 		return nil, err
 	}
+	s.qp = qp
 	return s, nil
 }
 
