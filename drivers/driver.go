@@ -1,11 +1,14 @@
 package drivers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -112,6 +115,10 @@ type Options struct {
 	Retries int
 	Backoff time.Duration
 	Logger  *zap.Logger
+	// Files shares what drivers parse from trust files (CA bundles,
+	// known_hosts) across the devices of one engine; nil parses them on
+	// every connection.
+	Files *FileCache
 }
 
 // WithDefaults fills zero values.
@@ -214,4 +221,52 @@ func Retry(ctx context.Context, retries int, backoff time.Duration, fn func(cont
 		case <-time.After(backoff << attempt):
 		}
 	}
+}
+
+// FileCache keeps what was parsed from a file, so the drivers of a fleet
+// parse a CA bundle or known_hosts file once rather than once per device
+// (with one known_hosts line per switch that is quadratic in the fleet).
+// The file is still read on every Load and parsed again whenever its bytes
+// differ, so a key recorded on first use or an entry removed by hand counts
+// at once, whatever the file system's time resolution. The zero value is
+// ready; it is safe for concurrent use.
+type FileCache struct {
+	mu      sync.Mutex
+	entries map[fileKey]fileEntry
+}
+
+type fileKey struct{ kind, path string }
+
+type fileEntry struct {
+	data []byte
+	val  any
+	err  error
+}
+
+// Load returns what parse made of path, parsing it only when the cache has
+// nothing for this kind and path or the file's content changed since. kind
+// keeps different parsers of one file apart. A nil cache always parses.
+func (c *FileCache) Load(kind, path string, parse func(path string) (any, error)) (any, error) {
+	if c == nil {
+		return parse(path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return parse(path) // parse reports the missing or unreadable file
+	}
+	key := fileKey{kind, path}
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok && bytes.Equal(e.data, data) {
+		return e.val, e.err
+	}
+	val, err := parse(path)
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[fileKey]fileEntry{}
+	}
+	c.entries[key] = fileEntry{data: data, val: val, err: err}
+	c.mu.Unlock()
+	return val, err
 }

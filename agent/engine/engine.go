@@ -26,6 +26,9 @@ type Engine struct {
 	hosts     HostRunner
 	opt       Options
 	log       *zap.Logger
+	// files: CA bundles and known_hosts are parsed once per engine, not
+	// once per device.
+	files drivers.FileCache
 
 	progressMu sync.Mutex
 }
@@ -156,6 +159,7 @@ func (e *Engine) openDriver(ctx context.Context, dp *compliance.DevicePlan, scop
 			KeyFile: dp.Connection.ClientKey, ServerName: dp.Connection.ServerName, Insecure: e.opt.Insecure},
 		SSH:    drivers.SSHOptions{KnownHostsFile: dp.Connection.KnownHosts, AcceptNew: e.opt.SSHAcceptNew},
 		Logger: e.log.With(zap.String("device", dp.Device), zap.String("platform", dp.Platform)),
+		Files:  &e.files,
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.opt.Timeout)
 	defer cancel()

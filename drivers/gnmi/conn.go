@@ -30,15 +30,11 @@ func dialOptions(opt drivers.Options, hs *handshakeRecorder) ([]grpc.DialOption,
 	} else {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: opt.TLS.ServerName}
 		if opt.TLS.CAFile != "" {
-			pem, err := os.ReadFile(opt.TLS.CAFile)
+			pool, err := opt.Files.Load("x509-pool", opt.TLS.CAFile, loadCAPool)
 			if err != nil {
-				return nil, fmt.Errorf("%w: CA bundle: %v", drivers.ErrTrust, err)
+				return nil, err
 			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("%w: CA bundle %s holds no PEM certificate", drivers.ErrTrust, opt.TLS.CAFile)
-			}
-			cfg.RootCAs = pool
+			cfg.RootCAs = pool.(*x509.CertPool)
 		}
 		if opt.TLS.Insecure {
 			cfg.InsecureSkipVerify = true // only by explicit --insecure
@@ -59,6 +55,20 @@ func dialOptions(opt drivers.Options, hs *handshakeRecorder) ([]grpc.DialOption,
 		}))
 	}
 	return dial, nil
+}
+
+// loadCAPool parses a CA bundle. A pool is only read once built, so one
+// serves every connection (drivers.FileCache).
+func loadCAPool(path string) (any, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: CA bundle: %v", drivers.ErrTrust, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("%w: CA bundle %s holds no PEM certificate", drivers.ErrTrust, path)
+	}
+	return pool, nil
 }
 
 // passwordCreds sends username and password as gRPC metadata, the gNMI

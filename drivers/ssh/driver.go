@@ -89,7 +89,7 @@ func New(ctx context.Context, opt drivers.Options) (drivers.Driver, error) {
 			return nil, d.fail("connect", "", "", fmt.Errorf("%w: %v", drivers.ErrTrust, err))
 		}
 	}
-	d.keys = hostKeyPolicy{file: file, acceptNew: opt.SSH.AcceptNew, log: d.log}
+	d.keys = hostKeyPolicy{file: file, acceptNew: opt.SSH.AcceptNew, log: d.log, files: opt.Files}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if _, err := d.ensure(ctx); err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/skeema/knownhosts"
 	"go.uber.org/zap"
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/rocefab/rocefab/drivers"
 )
 
 // hostKeyError says why a device's host key was not trusted.
@@ -35,6 +37,8 @@ type hostKeyPolicy struct {
 	file      string
 	acceptNew bool
 	log       *zap.Logger
+	// files shares the parsed file between the devices of one engine.
+	files *drivers.FileCache
 }
 
 // defaultKnownHosts is ~/.ssh/known_hosts.
@@ -62,10 +66,11 @@ func (p *hostKeyPolicy) callback(addr string) (gossh.HostKeyCallback, []string, 
 		}
 		_ = f.Close()
 	}
-	db, err := knownhosts.NewDB(p.file)
+	loaded, err := p.files.Load("known_hosts", p.file, func(path string) (any, error) { return knownhosts.NewDB(path) })
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s: %w", p.file, err)
 	}
+	db := loaded.(*knownhosts.HostKeyDB)
 	check := db.HostKeyCallback()
 	cb := func(hostname string, remote net.Addr, key gossh.PublicKey) error {
 		err := check(hostname, remote, key)
