@@ -222,7 +222,7 @@ func (r *run) fail(step int, format string, args ...any) error {
 	return &StepError{Step: step, Err: fmt.Errorf(format, args...)}
 }
 
-// failCtx turns a cancelled context into the plain context error, so an
+// failErr turns a cancelled context into the plain context error, so an
 // interrupted demo is not reported as a broken step.
 func (r *run) failErr(ctx context.Context, step int, err error) error {
 	if ctx.Err() != nil {
@@ -347,7 +347,7 @@ func (r *run) describeFabric() {
 	}
 }
 
-// selection leaves the hosts' NIC settings alone: the demo's hosts are
+// hostsLeftAlone leaves the hosts' NIC settings alone: the demo's hosts are
 // veths or loopback, with no RDMA NIC to configure.
 var hostsLeftAlone = engine.Selection{SkipHosts: true}
 
@@ -422,7 +422,9 @@ func (r *run) plan(ctx context.Context) error {
 	r.heading(StepPlan)
 	r.say("$ rocefab plan fabric.yaml")
 	r.say("rocefab renders the intent for each platform, reads what each switch runs and")
-	r.say("shows the difference. Nothing is changed yet.")
+	r.say("shows the difference. Nothing is changed yet. (The hosts are probed but their")
+	r.say("NIC settings are left alone: they have no RDMA NIC. `rocefab host plan` and")
+	r.say("the plan of a real fabric cover PFC, trust and RoCE mode on each NIC.)")
 	r.say("")
 	p, err := r.planOnce(ctx, StepPlan, "plan")
 	r.res.FirstPlan = p
@@ -490,7 +492,7 @@ func (r *run) planAgain(ctx context.Context) error {
 	return nil
 }
 
-func (r *run) runProbe(ctx context.Context, step int) (*probe.Report, error) {
+func (r *run) runProbe(ctx context.Context) (*probe.Report, error) {
 	rep := r.eps.probeFabric(ctx, r.intent)
 	if err := ctx.Err(); err != nil {
 		return rep, err
@@ -513,7 +515,7 @@ func (r *run) probe(ctx context.Context) error {
 		r.say("UDP %d; this checks the probe, not a switch path.", r.eps.port)
 	}
 	r.say("")
-	rep, err := r.runProbe(ctx, StepProbe)
+	rep, err := r.runProbe(ctx)
 	r.res.Probe = rep
 	if err != nil {
 		return err
@@ -580,7 +582,7 @@ func (r *run) detectDrift(ctx context.Context) error {
 		r.say("see this MTU. On a real fabric, or in the demo as root, it fails with mtu_blackhole.)")
 		return nil
 	}
-	rep, err := r.runProbe(ctx, StepDetectDrift)
+	rep, err := r.runProbe(ctx)
 	r.res.FaultProbe = rep
 	if err != nil {
 		return err
@@ -629,7 +631,7 @@ func (r *run) remediate(ctx context.Context) error {
 	}
 	r.say("")
 	r.say("$ rocefab probe fabric.yaml")
-	rep2, err := r.runProbe(ctx, StepRemediate)
+	rep2, err := r.runProbe(ctx)
 	r.res.FinalProbe = rep2
 	if err != nil {
 		return err
