@@ -30,8 +30,8 @@ func Register(r *renderers.Registry) error {
 			PortExample: "swp1",
 			Classify: renderers.ClassifyByKeywords(map[string]string{
 				"/mtu":       "an MTU change resets the interface queue and drops frames in flight",
-				"forwarding": "turning forwarding off stops routing through the device",
-				"ip_forward": "turning forwarding off stops routing through the device",
+				"forwarding": "a forwarding change starts or stops routing through the device",
+				"ip_forward": "a forwarding change starts or stops routing through the device",
 			}),
 			Encode:  Encode,
 			FileExt: ".txt",
