@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
@@ -147,7 +148,12 @@ func pathValue(c devcfg.Change, v string) string {
 
 func valueText(v string) string {
 	if strings.HasPrefix(v, `"`) || strings.HasPrefix(v, "{") || strings.HasPrefix(v, "[") {
-		return devcfg.Value(v).Text()
+		v = devcfg.Value(v).Text()
+	}
+	if strings.ContainsAny(v, "\n\r") {
+		// A multi-line value (a CLI fallback block) stays on its change's
+		// line, so +/-/~ lines and diff blocks keep one change per line.
+		return strconv.Quote(v)
 	}
 	return v
 }
