@@ -241,7 +241,10 @@ func (r *run) setup(ctx context.Context) error {
 			return err
 		}
 	} else {
-		dir, err := os.MkdirTemp("", "rocefab-demo-")
+		if stale := removeStaleWorkDirs(os.TempDir()); len(stale) > 0 {
+			r.log.Info("removed work directories of an earlier demo that was killed", zap.Strings("dirs", stale))
+		}
+		dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", workDirPrefix, os.Getpid()))
 		if err != nil {
 			return err
 		}

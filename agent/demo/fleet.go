@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 
 	"go.uber.org/zap"
 
@@ -187,4 +188,33 @@ func (f *simFleet) secrets(c compliance.Connection) (drivers.Credentials, error)
 		return drivers.Credentials{Username: c.Username, Password: f.password}, nil
 	}
 	return engine.ResolveSecret(c)
+}
+
+// workDirPrefix starts the demo's temporary directory:
+// rocefab-demo-<pid>-<random>, so a later demo can tell a killed one's.
+const workDirPrefix = "rocefab-demo-"
+
+// removeStaleWorkDirs deletes the temporary directories of demo processes
+// that no longer run and that belonged to this user: a demo killed with
+// SIGKILL leaves its intent, trust files and password file behind.
+func removeStaleWorkDirs(tmp string) []string {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range entries {
+		if !e.IsDir() || !deadOwner(e.Name(), workDirPrefix) {
+			continue
+		}
+		path := filepath.Join(tmp, e.Name())
+		var st syscall.Stat_t
+		if syscall.Lstat(path, &st) != nil || int(st.Uid) != os.Getuid() {
+			continue
+		}
+		if os.RemoveAll(path) == nil {
+			removed = append(removed, path)
+		}
+	}
+	return removed
 }

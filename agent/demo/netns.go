@@ -234,21 +234,28 @@ func removeStale() []string {
 	}
 	var removed []string
 	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), nsPrefix)
-		if !ok {
+		if !deadOwner(e.Name(), nsPrefix) {
 			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join("/proc", pidText)); err == nil {
-			continue // still running
 		}
 		if netns.DeleteNamed(e.Name()) == nil {
 			removed = append(removed, e.Name())
 		}
 	}
 	return removed
+}
+
+// deadOwner reports whether name is prefix<pid>-... for a pid other than
+// this process's that no longer runs.
+func deadOwner(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	pidText, _, _ := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join("/proc", pidText))
+	return errors.Is(err, fs.ErrNotExist)
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/vishvananda/netns"
@@ -18,12 +17,7 @@ import (
 // namespaces, and never those of a demo still running.
 func TestRemoveStaleNamespaces(t *testing.T) {
 	netnstest.Require(t)
-	dead := 4194303 // pid_max's ceiling: no process has it
-	for ; dead > 1; dead-- {
-		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(dead))); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-	}
+	dead := deadPid(t)
 	stale := fmt.Sprintf("%s%d-t%d-sw", nsPrefix, dead, os.Getpid())
 	mine := fmt.Sprintf("%s%d-t-sw", nsPrefix, os.Getpid())
 	for _, name := range []string{stale, mine} {
