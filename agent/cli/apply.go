@@ -97,10 +97,13 @@ are confirmed only if the probe passes.`,
 			}
 		}
 		if !p.HasChanges() {
-			fmt.Fprintln(a.stderr, "No changes. The fabric matches the intent.")
 			if p.HasFailures() {
+				// Conflicts, errors and unreachable devices: nothing that can
+				// be applied, and the fabric does not match the intent.
+				fmt.Fprintln(a.stderr, "Nothing to apply: the devices with problems above need attention first.")
 				return exitWith(ExitFailure)
 			}
+			fmt.Fprintln(a.stderr, "No changes. The fabric matches the intent.")
 			return nil
 		}
 		if !*autoApprove && !confirm(a, p) {
@@ -109,7 +112,7 @@ are confirmed only if the probe passes.`,
 		}
 		opt := engine.ApplyOptions{
 			AllowDisruptive: *allowDisruptive, Canary: *canary, StopOnFailure: *onFailure == "stop",
-			ConfirmWindow: *confirmTimeout, Store: engine.RunStore{Dir: df.stateDir}, Intent: res,
+			ConfirmWindow: *confirmTimeout, Store: engine.RunStore{Dir: a.stateDir(df)}, Intent: res,
 			Options: map[string]string{"onFailure": *onFailure, "canary": fmt.Sprint(*canary),
 				"allowDisruptive": fmt.Sprint(*allowDisruptive), "verify": fmt.Sprint(*verify)},
 		}
@@ -120,7 +123,7 @@ are confirmed only if the probe passes.`,
 		}
 		rep, err := eng.Apply(cmd.Context(), p, opt)
 		if rep != nil {
-			if werr := writeRun(a, format, rep, df.stateDir); werr != nil {
+			if werr := writeRun(a, format, rep, a.stateDir(df)); werr != nil {
 				return werr
 			}
 		}
@@ -159,7 +162,7 @@ as apply. Use it when an apply succeeded but turned out to be wrong.`,
 		if err != nil {
 			return err
 		}
-		store := engine.RunStore{Dir: df.stateDir}
+		store := engine.RunStore{Dir: a.stateDir(df)}
 		orig, err := store.LoadReport(args[0])
 		if err != nil {
 			return err
@@ -174,7 +177,7 @@ as apply. Use it when an apply succeeded but turned out to be wrong.`,
 		}
 		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0])
 		if rep != nil {
-			if werr := writeRun(a, format, rep, df.stateDir); werr != nil {
+			if werr := writeRun(a, format, rep, a.stateDir(df)); werr != nil {
 				return werr
 			}
 		}

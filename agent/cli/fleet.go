@@ -46,6 +46,16 @@ func defaultStateDir() string {
 	return ".rocefab"
 }
 
+// stateDir is where run reports and snapshots live: --state-dir, else
+// ROCEFAB_STATE_DIR or the config file (as the agent reads it), else the
+// default, so the CLI and the agent find the same runs.
+func (a *app) stateDir(f *deviceFlags) string {
+	if d := a.v.GetString("state-dir"); d != "" {
+		return d
+	}
+	return f.stateDir
+}
+
 // engine builds the fleet engine with the command's flags; viper supplies
 // values from ROCEFAB_* variables and the config file too. hosts may be nil.
 func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
@@ -56,7 +66,7 @@ func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
 		Retries:      a.v.GetInt("retries"),
 		Parallelism:  a.v.GetInt("parallelism"),
 		Progress:     newProgress(a.stderr),
-		LastApplied:  engine.RunStore{Dir: f.stateDir}.LastApplied(),
+		LastApplied:  engine.RunStore{Dir: a.stateDir(f)}.LastApplied(),
 		Logger:       a.log,
 	})
 }

@@ -236,3 +236,37 @@ func TestSimCLIOutputs(t *testing.T) {
 		t.Fatalf("drift with a stopped device:\n%s", out)
 	}
 }
+
+// TestSimCLIStateDirFromEnvironment: runs go where ROCEFAB_STATE_DIR says
+// (as the agent reads it), so rollback finds an apply's run without
+// --state-dir; a plan with only a conflict is not "no changes".
+func TestSimCLIStateDirFromEnvironment(t *testing.T) {
+	f := enginetest.Start(t, []enginetest.Spec{{Name: "leaf-sonic", Kind: enginetest.SONiC}})
+	intentFile := f.WriteIntent(t, "fabric.yaml", enginetest.Params{})
+	state := filepath.Join(t.TempDir(), "from-env")
+	t.Setenv("ROCEFAB_STATE_DIR", state)
+
+	code, out, errOut := runCLI(t, "", "apply", intentFile, "--auto-approve", "--allow-disruptive", "-o", "json")
+	if code != ExitOK {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var rep engine.RunReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "runs", rep.ID, "report.json")); err != nil {
+		t.Fatalf("the run is not under ROCEFAB_STATE_DIR: %v", err)
+	}
+	if code, out, errOut := runCLI(t, "", "rollback", rep.ID, "--auto-approve"); code != ExitOK {
+		t.Fatalf("rollback without --state-dir: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// Another owner takes the global DSCP map: the only device is in conflict.
+	if err := f.Switch("leaf-sonic").GNMI.HandChange("sonic-db:/PORT_QOS_MAP/global/dscp_to_tc_map", `"AZURE"`); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCLI(t, "", "apply", intentFile, "--auto-approve", "--allow-disruptive")
+	if code != ExitFailure || strings.Contains(errOut, "matches the intent") || !strings.Contains(errOut, "Nothing to apply") || !strings.Contains(out, "CONFLICT") {
+		t.Fatalf("apply with a conflict: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
