@@ -166,3 +166,41 @@ func TestSimUnrecognisedDeviceErrorCaughtByReadBack(t *testing.T) {
 		t.Fatalf("not restored:\n%s", lineDiff(before, sw.Config()))
 	}
 }
+
+// TestSimFleetFailureStopParallel: with devices in flight together, those
+// already started finish, and every device reported skipped was never
+// contacted.
+func TestSimFleetFailureStopParallel(t *testing.T) {
+	h := newSimHarness(t, fleet50())
+	h.opt.Parallelism = 8
+	res := h.intent("fabric.yaml", enginetest.Params{})
+	p := h.plan(res)
+	h.fleet.Switch("sw009").DropDuringPush("switchport mode trunk") // EOS
+	before := h.fleet.Configs()
+	activity := map[string]int{}
+	for _, sw := range h.fleet.Switches {
+		activity[sw.Name] = sw.Activity()
+	}
+	rep := h.apply(p, engine.ApplyOptions{AllowDisruptive: true, StopOnFailure: true})
+	count := map[engine.Outcome]int{}
+	for _, d := range rep.Devices {
+		count[d.Outcome]++
+		sw := h.fleet.Switch(d.Device)
+		switch d.Outcome {
+		case engine.OutcomeSkipped:
+			if sw.Config() != before[d.Device] || sw.Activity() != activity[d.Device] {
+				t.Errorf("%s: skipped but contacted or changed", d.Device)
+			}
+		case engine.OutcomeFailed:
+			if d.Device != "sw009" || sw.Config() != before[d.Device] {
+				t.Errorf("%s: failed (%s) or changed", d.Device, d.Reason)
+			}
+		case engine.OutcomeApplied:
+		default:
+			t.Errorf("%s: %s %s", d.Device, d.Outcome, d.Reason)
+		}
+	}
+	if count[engine.OutcomeFailed] != 1 || count[engine.OutcomeSkipped] == 0 || count[engine.OutcomeApplied] < 9 {
+		t.Fatalf("outcomes %v", count)
+	}
+}
