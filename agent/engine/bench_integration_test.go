@@ -18,6 +18,7 @@ import (
 var (
 	fleetSize        = flag.Int("fleet", 1000, "switches in BenchmarkPlan1000 and BenchmarkDrift1000")
 	fleetParallelism = flag.Int("fleet-parallelism", 10, "devices handled at once in the fleet benchmarks (the CLI's --parallelism)")
+	fleetDelay       = flag.Duration("fleet-delay", 0, "every simulated device answers each request this much later (device latency)")
 )
 
 // benchFleet starts the simulated fleet once per benchmark: every platform
@@ -35,6 +36,13 @@ func benchFleet(b *testing.B, converge bool) (*engine.Engine, *intent.Resolved, 
 		Timeout: 60 * time.Second, Retries: 2, Parallelism: *fleetParallelism,
 	})
 	b.Logf("%d simulated switches started in %s", len(res.Switches), time.Since(start).Round(time.Millisecond))
+	defer func() {
+		if *fleetDelay > 0 {
+			for _, sw := range f.Switches {
+				sw.Slow(*fleetDelay)
+			}
+		}
+	}()
 	if converge {
 		start = time.Now()
 		setup := engine.New(all.Renderers(), driversall.Drivers(), nil, engine.Options{Timeout: 60 * time.Second, Retries: 2, Parallelism: 100})

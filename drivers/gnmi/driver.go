@@ -11,6 +11,7 @@ import (
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 	gnmiext "github.com/openconfig/gnmi/proto/gnmi_ext"
 	"go.uber.org/zap"
+	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -270,14 +271,11 @@ func (d *Driver) read(ctx context.Context, step string, byOrigin map[string][]st
 		paths := byOrigin[origin]
 		err := d.get(ctx, step, origin, paths, leaves)
 		if isNotFound(err) && len(paths) > 1 {
-			// One missing path fails the whole Get: ask one by one.
-			err = nil
-			for _, p := range paths {
-				if e := d.get(ctx, step, origin, []string{p}, leaves); e != nil && !isNotFound(e) {
-					err = e
-					break
-				}
-			}
+			// One missing path fails the whole Get: ask path by path, a few
+			// at a time on the one connection, so a fresh device (nothing
+			// of rocefab's there yet) costs a few round trips, not one per
+			// owned path.
+			err = d.getEach(ctx, step, origin, paths, leaves)
 		} else if isNotFound(err) {
 			err = nil
 		}
@@ -286,6 +284,34 @@ func (d *Driver) read(ctx context.Context, step string, byOrigin map[string][]st
 		}
 	}
 	return leaves, nil
+}
+
+// getEachParallel bounds the Gets one device answers at once.
+const getEachParallel = 8
+
+// getEach Gets each path on its own, concurrently; a missing path is empty.
+func (d *Driver) getEach(ctx context.Context, step, origin string, paths []string, into devcfg.Paths) error {
+	got := make([]devcfg.Paths, len(paths))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(getEachParallel)
+	for i, p := range paths {
+		g.Go(func() error {
+			got[i] = devcfg.Paths{}
+			if err := d.get(gctx, step, origin, []string{p}, got[i]); err != nil && !isNotFound(err) {
+				return err
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for _, part := range got {
+		for k, v := range part {
+			into[k] = v
+		}
+	}
+	return nil
 }
 
 func isNotFound(err error) bool {

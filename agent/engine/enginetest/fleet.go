@@ -126,6 +126,16 @@ func (s *Switch) DropDuringPush(match string) {
 	s.SSH.SetFaults(sshsim.Faults{DropOnLine: match})
 }
 
+// Slow makes the device answer every request (gNMI RPC, SSH line) d
+// later, as a device across a WAN or a busy control plane would.
+func (s *Switch) Slow(d time.Duration) {
+	if s.GNMI != nil {
+		s.GNMI.SetFaults(gnmisim.Faults{Delay: d})
+		return
+	}
+	s.SSH.SetFaults(sshsim.Faults{Delay: d})
+}
+
 // ClearFaults removes injected faults.
 func (s *Switch) ClearFaults() {
 	if s.GNMI != nil {
