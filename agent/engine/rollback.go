@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
@@ -35,15 +37,22 @@ func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*R
 		byDevice[d.Device] = d
 	}
 	e.progressStart("rollback", len(rep.Devices))
+	// Devices are independent, as in apply: as many at once as Parallelism.
+	var g errgroup.Group
+	g.SetLimit(e.opt.Parallelism)
 	for i := range rep.Devices {
-		d := &rep.Devices[i]
-		start := e.opt.Now()
-		d.StartedAt = start.UTC()
-		outcome, reason := e.rollbackDevice(ctx, store, byDevice[d.Device], rep.ID, d)
-		d.Outcome, d.Reason = outcome, reason
-		d.DurationMS = e.opt.Now().Sub(start).Milliseconds()
-		e.progressDone(d.Device, outcome != OutcomeApplied && outcome != OutcomeNoChanges)
+		g.Go(func() error {
+			d := &rep.Devices[i]
+			start := e.opt.Now()
+			d.StartedAt = start.UTC()
+			outcome, reason := e.rollbackDevice(ctx, store, byDevice[d.Device], rep.ID, d)
+			d.Outcome, d.Reason = outcome, reason
+			d.DurationMS = e.opt.Now().Sub(start).Milliseconds()
+			e.progressDone(d.Device, outcome != OutcomeApplied && outcome != OutcomeNoChanges)
+			return nil
+		})
 	}
+	_ = g.Wait()
 	e.progressFinish()
 	rep.FinishedAt = e.opt.Now().UTC()
 	rep.Result = "success"
