@@ -301,16 +301,9 @@ func writeDoctor(w io.Writer, format string, r *doctor.Report) error {
 	return r.WriteText(w)
 }
 
-// doctorHostRunner runs commands on intent hosts over SSH.
-func (a *app) doctorHostRunner(res *intent.Resolved) hostcontract.Runner {
-	return a.hostExec(func() (*intent.Resolved, error) { return res, nil })
-}
-
+// doctorAll runs doctor on every intent host over SSH.
 func (a *app) doctorAll(cmd *cobra.Command, res *intent.Resolved, intentData []byte, format string) error {
-	runner := a.doctorHostRunner(res)
-	if runner == nil {
-		return fmt.Errorf("doctor --all: this build has no SSH host runner yet (drivers/ssh); run `rocefab doctor --host NAME` on each host")
-	}
+	runner := a.hostExec(func() (*intent.Resolved, error) { return res, nil })
 	remote := &doctor.Remote{Runner: runner, Intent: intentData}
 	reports := remote.CheckAll(cmd.Context(), hostNames(res))
 	failed := false

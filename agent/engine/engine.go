@@ -166,15 +166,6 @@ func (e *Engine) openDriver(ctx context.Context, dp *compliance.DevicePlan, scop
 	return e.drivers.Open(ctx, dp.Transport, opt)
 }
 
-// classify applies the platform's disruption rules.
-func (e *Engine) classifier(platform string) compliance.Classifier {
-	entry, err := e.renderers.Lookup(platform)
-	if err != nil || entry.Attrs.Classify == nil {
-		return nil
-	}
-	return entry.Attrs.Classify
-}
-
 func (e *Engine) syntax(platform string) devcfg.Syntax {
 	entry, err := e.renderers.Lookup(platform)
 	if err != nil {

@@ -67,12 +67,8 @@ func (c *dcbConn) request(msgType uint16, payload []byte) (*dcbnl.Reply, error) 
 	if err != nil {
 		return nil, kernelErr(err)
 	}
-	for _, m := range msgs {
-		r, err := dcbnl.ParseReply(m)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+	if len(msgs) > 0 {
+		return dcbnl.ParseReply(msgs[0])
 	}
 	return nil, fmt.Errorf("%w: no reply to DCB command %d", dcbnl.ErrMalformed, payload[1])
 }

@@ -226,11 +226,13 @@ func escape(b *strings.Builder, s, special string) {
 // Elems returns the path's elements, converting the deprecated string
 // "element" form that old clients still send.
 func Elems(p *gnmipb.Path) []*gnmipb.PathElem {
-	if len(p.GetElem()) > 0 || len(p.GetElement()) == 0 {
+	//lint:ignore SA1019 reading the deprecated form is the point: old clients still send it
+	element := p.GetElement()
+	if len(p.GetElem()) > 0 || len(element) == 0 {
 		return p.GetElem()
 	}
-	out := make([]*gnmipb.PathElem, 0, len(p.GetElement()))
-	for _, s := range p.GetElement() {
+	out := make([]*gnmipb.PathElem, 0, len(element))
+	for _, s := range element {
 		out = append(out, &gnmipb.PathElem{Name: s})
 	}
 	return out

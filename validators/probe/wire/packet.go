@@ -72,7 +72,7 @@ const (
 	// AckCreditsInvalid is the "no credit count" ACK syndrome (0x1F).
 	AckCreditsInvalid uint8 = 0x1F
 
-	NAKPSNSequenceError     uint8 = SyndromeNAK | 0
+	NAKPSNSequenceError     uint8 = SyndromeNAK // NAK code 0
 	NAKInvalidRequest       uint8 = SyndromeNAK | 1
 	NAKRemoteAccessError    uint8 = SyndromeNAK | 2
 	NAKRemoteOperationError uint8 = SyndromeNAK | 3
