@@ -4,7 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+
+	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // configure enters a configuration context, types the lines and leaves.
@@ -18,7 +22,11 @@ func (d *Driver) configure(ctx context.Context, enter string, lines []string, le
 		}
 	}
 	for _, line := range lines {
-		if _, err := d.send(ctx, "push", line); err != nil {
+		out, err := d.send(ctx, "push", line)
+		if err == nil {
+			err = d.percentRejection(line, out)
+		}
+		if err != nil {
 			if d.conn != nil && abandon != "" {
 				d.sendQuiet(ctx, "push", abandon)
 			}
@@ -28,6 +36,23 @@ func (d *Driver) configure(ctx context.Context, enter string, lines []string, le
 	if leave != "" {
 		if _, err := d.send(ctx, "push", leave); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// percentRejection fails a configuration line whose output has a line
+// starting with "% " on NX-OS and EOS, which mark every refusal so: a
+// message outside the platform's error list ("% PFC priority 3 is reserved
+// ...") must not pass for success.
+func (d *Driver) percentRejection(line, out string) error {
+	if d.style != devcfg.CommitNXOSCheckpoint && d.style != devcfg.CommitEOSSession {
+		return nil
+	}
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "% ") {
+			return d.fail("push", line, deviceMessage(strings.Join(lines[i:], "\n"), nil), drivers.ErrRejected)
 		}
 	}
 	return nil

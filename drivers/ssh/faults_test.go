@@ -152,3 +152,38 @@ func TestCommitFailureLeavesDeviceUntouched(t *testing.T) {
 		})
 	}
 }
+
+// TestUnlistedPercentMessageIsRejection: in configuration mode NX-OS and
+// EOS mark every refusal with "% "; a message outside the platform's error
+// list still fails the push, naming the device, the line and the message,
+// and the device keeps its configuration.
+func TestUnlistedPercentMessageIsRejection(t *testing.T) {
+	const msg = "% PFC priority 3 is reserved for lossless traffic on this module"
+	for _, fc := range faultCases {
+		if fc.personality != sshsim.NXOS && fc.personality != sshsim.EOS {
+			continue
+		}
+		t.Run(fc.switchName, func(t *testing.T) {
+			sim, d, patch := basicPush(t, fc)
+			before := sim.Config()
+			sim.SetFaults(sshsim.Faults{RejectLine: fc.reject, RejectMessage: msg})
+			_, err := d.Push(testContext(t), patch, drivers.PushOptions{})
+			if !errors.Is(err, drivers.ErrRejected) {
+				t.Fatalf("want ErrRejected for an unlisted %% message, got %v", err)
+			}
+			var de *drivers.DeviceError
+			if !errors.As(err, &de) {
+				t.Fatalf("error is not a DeviceError: %v", err)
+			}
+			if de.Device != "dut" || !strings.Contains(de.Line, fc.wantLine) || de.Msg != msg {
+				t.Fatalf("error does not name device, line and message: device=%q line=%q msg=%q", de.Device, de.Line, de.Msg)
+			}
+			if after := sim.Config(); after != before {
+				t.Fatalf("running config changed by a rejected push:\n%s", lineDiff(before, after))
+			}
+			if cps := sim.Checkpoints(); len(cps) != 0 {
+				t.Errorf("checkpoints left behind: %v", cps)
+			}
+		})
+	}
+}
