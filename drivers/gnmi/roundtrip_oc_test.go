@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
+	"github.com/rocefab/rocefab/internal/yangdir"
 	"github.com/rocefab/rocefab/renderers/openconfig"
 )
 
@@ -15,7 +16,7 @@ func TestRoundTripOpenConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	plat := openconfig.Attributes().Platform
-	sim := startSim(t, gnmisim.Options{CommitConfirmed: true, YANGDir: "../../../shared/yang"})
+	sim := startSim(t, gnmisim.Options{CommitConfirmed: true, YANGDir: yangdir.Require(t)})
 	d := dial(t, options(t, sim, plat, desired.Owned))
 	ctx := context.Background()
 	patch := addAll(desired, plat.Syntax)

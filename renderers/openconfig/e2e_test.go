@@ -9,6 +9,7 @@ import (
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/yangdir"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -31,7 +32,7 @@ func TestSimulatorConverges(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			sw := variantSwitch(t, name)
 			first := mustRender(t, sw)
-			sim, err := gnmisim.Start(gnmisim.Options{Name: sw.Name, NoAuth: true, Plaintext: true, YANGDir: yangDir(), Ports: []string{"Ethernet1"}})
+			sim, err := gnmisim.Start(gnmisim.Options{Name: sw.Name, NoAuth: true, Plaintext: true, YANGDir: yangdir.Optional(), Ports: []string{"Ethernet1"}})
 			if err != nil {
 				t.Fatal(err)
 			}

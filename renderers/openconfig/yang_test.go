@@ -15,17 +15,9 @@ import (
 
 	"github.com/openconfig/goyang/pkg/yang"
 
+	"github.com/rocefab/rocefab/internal/yangdir"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
-
-// yangDir is the shared OpenConfig YANG folder: ROCEFAB_YANG_DIR, else
-// shared/yang beside the checkout (never copied into the repository).
-func yangDir() string {
-	if d := os.Getenv("ROCEFAB_YANG_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "yang")
-}
 
 // yangModules are the modules rocefab writes paths of.
 var yangModules = []string{"openconfig-interfaces", "openconfig-if-ethernet", "openconfig-vlan", "openconfig-qos"}
@@ -39,10 +31,7 @@ var (
 // schema loads the YANG once per test binary, or skips when it is absent.
 func schema(t *testing.T) map[string]*yang.Entry {
 	t.Helper()
-	dir := yangDir()
-	if _, err := os.Stat(filepath.Join(dir, "openconfig-qos.yang")); err != nil {
-		t.Skipf("OpenConfig YANG not found in %s (set ROCEFAB_YANG_DIR): skipping YANG validation", dir)
-	}
+	dir := yangdir.Require(t)
 	schemaOnce.Do(func() {
 		ms := yang.NewModules()
 		ms.AddPath(dir)

@@ -3,7 +3,6 @@ package gnmisim_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -15,10 +14,9 @@ import (
 
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
+	"github.com/rocefab/rocefab/internal/yangdir"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
-
-const yangDir = "../../../../shared/yang"
 
 func client(t *testing.T, opt gnmisim.Options) (*gnmisim.Target, gnmipb.GNMIClient) {
 	t.Helper()
@@ -89,10 +87,7 @@ func TestGetEncodings(t *testing.T) {
 }
 
 func TestYANGValidation(t *testing.T) {
-	if _, err := os.Stat(yangDir); err != nil {
-		t.Skipf("shared YANG folder absent: %v", err)
-	}
-	_, c := client(t, gnmisim.Options{YANGDir: yangDir})
+	_, c := client(t, gnmisim.Options{YANGDir: yangdir.Require(t)})
 	wred := "/qos/queue-management-profiles/queue-management-profile[name=ECN]/wred/uniform/config/"
 	tests := []struct {
 		name, path, value, wantErr string

@@ -1,0 +1,42 @@
+// Package yangdir finds the shared OpenConfig YANG models for tests. They
+// are read where they are (never copied into the repository): from
+// ROCEFAB_YANG_DIR, else ../shared/yang beside the checkout.
+package yangdir
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Path returns the YANG folder, which may not exist.
+func Path() string {
+	if d := os.Getenv("ROCEFAB_YANG_DIR"); d != "" {
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(root, "..", "shared", "yang")
+}
+
+// Require returns the YANG folder, or skips the test with a clear message
+// when it is absent (a checkout without ../shared).
+func Require(t testing.TB) string {
+	t.Helper()
+	dir := Path()
+	if _, err := os.Stat(filepath.Join(dir, "openconfig-qos.yang")); err != nil {
+		t.Skipf("OpenConfig YANG not found in %s (set ROCEFAB_YANG_DIR): skipping YANG validation", dir)
+	}
+	return dir
+}
+
+// Optional returns the YANG folder, or "" when it is absent, for tests that
+// validate against it only where they can.
+func Optional() string {
+	dir := Path()
+	if _, err := os.Stat(filepath.Join(dir, "openconfig-qos.yang")); err != nil {
+		return ""
+	}
+	return dir
+}
