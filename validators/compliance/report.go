@@ -30,8 +30,10 @@ func WriteText(w io.Writer, p *Plan) error {
 		b.WriteString("Changes read as running -> intent.\n")
 	}
 	b.WriteByte('\n')
+	endsBlank := true // one blank line before the summary, never two
 	for _, d := range p.Devices {
 		fmt.Fprintf(b, "%s (%s): %s\n", d.Device, deviceWhat(d), deviceHeadline(d))
+		endsBlank = false
 		for _, c := range d.Conflicts {
 			fmt.Fprintf(b, "  ! %s\n", c)
 		}
@@ -47,9 +49,13 @@ func WriteText(w io.Writer, p *Plan) error {
 				fmt.Fprintf(b, "  note: %s\n", n)
 			}
 			b.WriteByte('\n')
+			endsBlank = true
 		}
 	}
-	fmt.Fprintf(b, "\n%s\n", summaryLine(p))
+	if !endsBlank {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(b, "%s\n", summaryLine(p))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

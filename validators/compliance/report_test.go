@@ -3,6 +3,7 @@ package compliance
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +94,32 @@ func TestSavedPlanRoundTrip(t *testing.T) {
 	}
 	if !p.HasChanges() || !p.HasFailures() {
 		t.Fatal("summary flags wrong")
+	}
+}
+
+// TestTextOneBlankLineBeforeSummary: the summary follows exactly one blank
+// line, whether the last device printed changes (and its own blank line),
+// printed only a headline, or there are no devices.
+func TestTextOneBlankLineBeforeSummary(t *testing.T) {
+	withChanges := samplePlan("plan")
+	withChanges.Devices = withChanges.Devices[:2] // leaf-sonic, with changes, is last
+	headlineOnly := samplePlan("plan")
+	empty := samplePlan("plan")
+	empty.Devices = nil
+	for name, p := range map[string]*Plan{"last device with changes": withChanges, "last device headline only": headlineOnly, "no devices": empty} {
+		t.Run(name, func(t *testing.T) {
+			p.Summarise()
+			var b bytes.Buffer
+			if err := WriteText(&b, p); err != nil {
+				t.Fatal(err)
+			}
+			text := b.String()
+			if strings.Contains(text, "\n\n\n") {
+				t.Errorf("two blank lines in a row:\n%s", text)
+			}
+			if !strings.Contains(text, "\n\nSummary: ") {
+				t.Errorf("no blank line before the summary:\n%s", text)
+			}
+		})
 	}
 }
