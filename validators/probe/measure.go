@@ -81,6 +81,9 @@ type Measurements struct {
 	IPOverhead     int         `json:"ipOverhead"` // IP+UDP header bytes (28 or 48)
 	MTUProbes      []SizeProbe `json:"mtuProbes,omitempty"`
 	ElapsedMillis  int64       `json:"elapsedMillis"`
+	// Port is the UDP port probed; 0 in reports from before it was
+	// recorded means the RoCEv2 default.
+	Port uint16 `json:"port,omitempty"`
 }
 
 // summarizeRTT computes percentiles (nearest rank) in microseconds.

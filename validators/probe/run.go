@@ -77,6 +77,7 @@ func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Pol
 	m := &res.Measurements
 	m.IntentMTU = pol.HostMTU
 	m.IPOverhead = wire.IPOverhead(t.Addr)
+	m.Port = e.cfg.Port
 	m.DSCPSent, m.ECNSent = pol.RoCEDSCP, pol.ECN
 	m.Reverse.DSCPSent, m.Reverse.ECNSent = pol.RoCEDSCP, pol.ECN
 	m.CNPDSCPSent = pol.CNPDSCP

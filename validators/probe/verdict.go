@@ -67,8 +67,12 @@ func Evaluate(pair PairResult, pol Policy) []Finding {
 		if meas == "" {
 			meas = "no reply to any probe packet"
 		}
+		port := m.Port
+		if port == 0 {
+			port = DefaultPort
+		}
 		v.add(CodeNoResponder, SeverityError, meas,
-			fmt.Sprintf("a probe responder answering P_Key 0x%04x on UDP %d", pol.PKey, DefaultPort),
+			fmt.Sprintf("a probe responder answering P_Key 0x%04x on UDP %d", pol.PKey, port),
 			"no probe responder answered at %s", pair.To)
 		return v.out
 	}

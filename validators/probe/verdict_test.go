@@ -3,6 +3,7 @@ package probe
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -130,6 +131,31 @@ func TestEvaluate(t *testing.T) {
 			fails := slices.ContainsFunc(got, func(f Finding) bool { return f.Severity == SeverityError })
 			if rep := NewReport([]PairResult{pair}, pol); rep.Pass() == fails || (rep.Pairs[0].Verdict == VerdictFail) != fails {
 				t.Fatalf("report verdict %s with findings %v", rep.Verdict, gw)
+			}
+		})
+	}
+}
+
+// TestNoResponderNamesThePortProbed: the no_responder expectation names
+// the UDP port the pair was probed on, the RoCEv2 default when the report
+// did not record one.
+func TestNoResponderNamesThePortProbed(t *testing.T) {
+	for _, tc := range []struct {
+		port uint16
+		want string
+	}{
+		{0, "UDP 4791"},
+		{4791, "UDP 4791"},
+		{14791, "UDP 14791"},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			pair := PairResult{From: "host-a", To: "host-b", Measurements: Measurements{Port: tc.port}}
+			got := Evaluate(pair, DefaultPolicy())
+			if len(got) != 1 || got[0].Code != CodeNoResponder {
+				t.Fatalf("want one no_responder finding, got %+v", got)
+			}
+			if !strings.HasSuffix(got[0].Expected, tc.want) {
+				t.Errorf("expectation %q does not end in %q", got[0].Expected, tc.want)
 			}
 		})
 	}
