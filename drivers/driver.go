@@ -114,7 +114,9 @@ type Options struct {
 	// starting at Backoff and doubling.
 	Retries int
 	Backoff time.Duration
-	Logger  *zap.Logger
+	// Logger already names the device: the engine adds the device and
+	// platform fields, so drivers add only their own.
+	Logger *zap.Logger
 	// Files shares what drivers parse from trust files (CA bundles,
 	// known_hosts) across the devices of one engine; nil parses them on
 	// every connection.

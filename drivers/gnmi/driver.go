@@ -56,7 +56,7 @@ func Dial(ctx context.Context, opt drivers.Options) (*Driver, error) {
 	opt = opt.WithDefaults()
 	d := &Driver{
 		opt:     opt,
-		log:     opt.Logger.Named("gnmi").With(zap.String("device", opt.Device), zap.String("address", opt.Address)),
+		log:     opt.Logger.Named("gnmi").With(zap.String("address", opt.Address)),
 		hs:      &handshakeRecorder{},
 		pending: map[*fallbackPending]struct{}{},
 		m:       mapping{opt.Platform.GNMI},

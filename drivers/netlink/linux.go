@@ -189,7 +189,7 @@ func (s *Switch) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 			e.Msg = err.Error()
 			return nil, e
 		}
-		s.opt.Logger.Debug("applied", zap.String("device", s.opt.Device), zap.String("path", c.path), zap.String("value", c.value), zap.String("was", c.before))
+		s.opt.Logger.Debug("applied", zap.String("path", c.path), zap.String("value", c.value), zap.String("was", c.before))
 	}
 	s.seq++
 	p := &pendingChange{sw: s, id: fmt.Sprintf("%s-netlink-%d", s.opt.Device, s.seq), changes: changes}
@@ -202,7 +202,7 @@ func (s *Switch) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	defer p.mu.Unlock()
 	p.timer = time.AfterFunc(opt.ConfirmWindow, func() {
 		if err := p.finish("rolled back: confirm window expired", true); err == nil {
-			s.opt.Logger.Warn("change not confirmed in time, rolled back", zap.String("device", s.opt.Device), zap.String("change", p.id), zap.Duration("window", opt.ConfirmWindow))
+			s.opt.Logger.Warn("change not confirmed in time, rolled back", zap.String("change", p.id), zap.Duration("window", opt.ConfirmWindow))
 		}
 	})
 	return p, nil
@@ -258,7 +258,7 @@ func (s *Switch) undo(_ context.Context, changes []*change) error {
 		c := changes[i]
 		if err := c.apply(c.before); err != nil {
 			errs = append(errs, fmt.Errorf("restore %s to %s: %w", c.path, c.before, err))
-			s.opt.Logger.Error("restore failed", zap.String("device", s.opt.Device), zap.String("path", c.path), zap.Error(err))
+			s.opt.Logger.Error("restore failed", zap.String("path", c.path), zap.Error(err))
 		}
 	}
 	return errors.Join(errs...)

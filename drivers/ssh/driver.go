@@ -63,7 +63,7 @@ func New(ctx context.Context, opt drivers.Options) (drivers.Driver, error) {
 	opt = opt.WithDefaults()
 	d := &Driver{
 		opt:     opt,
-		log:     opt.Logger.Named("ssh").With(zap.String("device", opt.Device), zap.String("platform", opt.Platform.Name)),
+		log:     opt.Logger.Named("ssh"),
 		pending: map[*localPending]struct{}{},
 	}
 	d.style = commitStyle(opt.Platform)
