@@ -83,12 +83,7 @@ func (e *Entry) SupportsTransport(t string) bool {
 }
 
 // SwitchMTU is the L3 MTU to render: the ceiling for "max", else the value.
-func (e *Entry) SwitchMTU(p intent.Policy) int {
-	if p.SwitchMTU.Max {
-		return e.Attrs.MTUCeiling
-	}
-	return p.SwitchMTU.Value
-}
+func (e *Entry) SwitchMTU(p intent.Policy) int { return SwitchMTU(p, e.Attrs.MTUCeiling) }
 
 // Registry holds the platforms. It is a value, not a global, so tests can
 // build their own.

@@ -33,13 +33,6 @@ type renderer struct{}
 // New returns the Cumulus NVUE renderer.
 func New() renderers.Renderer { return renderer{} }
 
-func switchMTU(p intent.Policy) int {
-	if p.SwitchMTU.Max {
-		return MTUCeiling
-	}
-	return p.SwitchMTU.Value
-}
-
 // path joins NVUE path words: the model's keys are the words of the `nv
 // set` command, which are also the keys of `nv config show -o json`.
 func path(words ...string) string { return strings.Join(words, " ") }
@@ -62,7 +55,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		}
 	} else {
 		out[path(mapping, "trust")] = devcfg.String("l3")
-		for d, sp := range dscpSP(p) {
+		for d, sp := range renderers.DSCPClasses(p) {
 			out[path(mapping, "dscp", itoa(d), "switch-priority")] = devcfg.Int(int64(sp))
 		}
 	}
@@ -122,10 +115,10 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		out[path(sched, itoa(q), "bw-percent")] = devcfg.Int(int64(share))
 	}
 
-	if p.VLAN != 0 && hasSwitched(sw.Ports) {
+	if p.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		out[path("bridge domain", Bridge, "vlan", itoa(p.VLAN))] = devcfg.Empty
 	}
-	mtu := devcfg.Int(int64(switchMTU(p)))
+	mtu := devcfg.Int(int64(renderers.SwitchMTU(p, MTUCeiling)))
 	for _, port := range sw.Ports {
 		iface := port.Name
 		if port.LAG != "" {
@@ -150,37 +143,6 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		Device: sw.Name, Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: out,
 		Owned: ownedScope(sw), Singletons: singletons(p), Notes: notes,
 	}, nil
-}
-
-// dscpSP is the switch priority of every DSCP: RoCE and CNP DSCPs to their
-// priorities, every other DSCP to the NVUE default (dscp>>3) unless that
-// is the no-drop or CNP priority, in which case 0.
-func dscpSP(p intent.Policy) [64]int {
-	var sp [64]int
-	for d := range sp {
-		sp[d] = d >> 3
-		if sp[d] == p.NoDropPriority || sp[d] == p.CNPPriority {
-			sp[d] = 0
-		}
-	}
-	for _, d := range p.RoCEDSCP {
-		if d >= 0 && d < 64 {
-			sp[d] = p.NoDropPriority
-		}
-	}
-	if p.CNPDSCP >= 0 && p.CNPDSCP < 64 {
-		sp[p.CNPDSCP] = p.CNPPriority
-	}
-	return sp
-}
-
-func hasSwitched(ports []intent.Port) bool {
-	for _, p := range ports {
-		if p.Mode != "routed" {
-			return true
-		}
-	}
-	return false
 }
 
 // notUsed is the Want of a singleton that must be absent.
@@ -217,7 +179,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		"qos traffic-pool default-lossless",
 		"qos traffic-pool default-lossy memory-percent",
 	}}
-	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
+	if sw.Policy.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		s.Paths = append(s.Paths, path("bridge domain", Bridge, "vlan", itoa(sw.Policy.VLAN)))
 	}
 	seen := make(map[string]bool, len(sw.Ports))

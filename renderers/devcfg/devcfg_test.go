@@ -1,6 +1,7 @@
 package devcfg
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -186,5 +187,53 @@ func TestConflictsExceptOwnLastValue(t *testing.T) {
 	other, _ := ParseIndented("qos map dscp 26 to traffic-class 1\n")
 	if got := ConflictsExcept(cfg, singletons, &Config{Shape: ShapeTree, Tree: other}); len(got) != 1 {
 		t.Fatalf("a value rocefab never set stays foreign: %+v", got)
+	}
+}
+
+// TestNodeAdd: a line is added under a node once; adding it again returns
+// the existing child.
+func TestNodeAdd(t *testing.T) {
+	n := &Node{Line: "interface Ethernet1"}
+	mtu := n.Add("mtu 9216")
+	n.Add("switchport")
+	if again := n.Add("mtu 9216"); again != mtu {
+		t.Error("adding an existing line made a second node")
+	}
+	tree := &Tree{Nodes: []*Node{n}}
+	if got, want := tree.Text(2), "interface Ethernet1\n  mtu 9216\n  switchport\n"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestStringMatchesEncoder: String's fast path for plain text writes what
+// encoding/json writes, for every kind of text the renderers produce.
+func TestStringMatchesEncoder(t *testing.T) {
+	for _, s := range []string{"", "ROCEFAB", "3,4", "a\nb\n", "interface Ethernet1\n   priority-flow-control on", `a"b`, `back\slash`,
+		"x > y", "<tag>", "a&b", "tab\t", "ünï", "\x7f", "\r\n", "\xff"} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := String(s); string(got) != string(want) {
+			t.Errorf("String(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestDecodeObjectAndParseValue(t *testing.T) {
+	for _, raw := range []string{`[1]`, `null`, `{"a":1} {}`, `{"a":`, ``} {
+		if _, err := DecodeObject([]byte(raw)); err == nil {
+			t.Errorf("DecodeObject(%q) accepted", raw)
+		}
+	}
+	top, err := DecodeObject([]byte(`{"s": "a\u0026b", "n": 1.50, "o": { "k" : [1, "x"] }, "e": {}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]Value{"s": String("a&b"), "n": "1.50", "o": `{"k":[1,"x"]}`, "e": Empty} {
+		got, err := ParseValue(top[k])
+		if err != nil || got != want {
+			t.Errorf("ParseValue(%s) = %s, %v; want %s", top[k], got, err, want)
+		}
 	}
 }

@@ -17,10 +17,35 @@ type Paths map[string]Value
 // RFC 7951 puts uint64 in a string ("153600") and uint16 in a number (9216).
 type Value string
 
-// String makes a JSON string value.
+// String makes a JSON string value, as encoding/json writes it. Plain
+// ASCII text (names, enums, CLI lines with newlines) skips the encoder:
+// rendering thousands of switches spends its time here otherwise.
 func String(s string) Value {
-	b, _ := json.Marshal(s)
-	return Value(b)
+	newlines := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			newlines++
+		case c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&':
+			b, _ := json.Marshal(s)
+			return Value(b)
+		}
+	}
+	if newlines == 0 {
+		return Value(`"` + s + `"`)
+	}
+	var b strings.Builder
+	b.Grow(len(s) + newlines + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			b.WriteString(`\n`)
+		} else {
+			b.WriteByte(s[i])
+		}
+	}
+	b.WriteByte('"')
+	return Value(b.String())
 }
 
 // Int makes a JSON number value.

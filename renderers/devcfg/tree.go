@@ -49,6 +49,10 @@ func (t *Tree) Add(parents []string, line string) *Node {
 	return child(nodes, line)
 }
 
+// Add appends a line under n once and returns it; renderers use it for a
+// port's few lines, where it is cheaper than Tree.Add's walk from the top.
+func (n *Node) Add(line string) *Node { return child(&n.Children, line) }
+
 func child(nodes *[]*Node, line string) *Node {
 	for _, n := range *nodes {
 		if n.Line == line {

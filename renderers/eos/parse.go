@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
@@ -18,40 +19,18 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 		return nil, fmt.Errorf("eos: running-config: %w", err)
 	}
 	out := make([]*devcfg.Node, 0, len(t.Nodes))
-	seen := map[string]*devcfg.Node{}
-	add := func(n *devcfg.Node) {
-		if prev, ok := seen[n.Line]; ok && strings.HasPrefix(n.Line, "vlan ") {
-			prev.Children = append(prev.Children, n.Children...)
-			return
-		}
-		seen[n.Line] = n
-		out = append(out, n)
-	}
 	for _, n := range t.Nodes {
 		switch {
 		case n.Line == "end":
 		case strings.HasPrefix(n.Line, "qos map dscp "), strings.HasPrefix(n.Line, "qos map cos "):
 			for _, line := range splitMapLine(n.Line) {
-				add(&devcfg.Node{Line: line})
-			}
-		case strings.HasPrefix(n.Line, "vlan ") && strings.ContainsAny(n.Line, ",-"):
-			ids, ok := vlanList(strings.TrimPrefix(n.Line, "vlan "))
-			if !ok {
-				add(n)
-				continue
-			}
-			for _, id := range ids {
-				c := &devcfg.Node{Line: "vlan " + strconv.Itoa(id)}
-				for _, k := range n.Children {
-					c.Children = append(c.Children, k.Clone())
-				}
-				add(c)
+				out = append(out, &devcfg.Node{Line: line})
 			}
 		default:
-			add(n)
+			out = append(out, n)
 		}
 	}
-	t.Nodes = out
+	t.Nodes = renderers.ExpandVLANs(out)
 	return &devcfg.Config{Platform: "eos", Shape: devcfg.ShapeTree, Tree: t}, nil
 }
 
@@ -75,30 +54,6 @@ func splitMapLine(line string) []string {
 		out = append(out, "qos map "+f[2]+" "+v+" to traffic-class "+f[len(f)-1])
 	}
 	return out
-}
-
-func vlanList(s string) ([]int, bool) {
-	var ids []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 1 || a > 4094 {
-			return nil, false
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 4094 {
-				return nil, false
-			}
-		}
-		if len(ids)+b-a+1 > 4094 {
-			return nil, false
-		}
-		for v := a; v <= b; v++ {
-			ids = append(ids, v)
-		}
-	}
-	return ids, true
 }
 
 // Normalise restores what EOS hides: the default ` weight 0` at the end of

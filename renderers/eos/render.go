@@ -42,17 +42,10 @@ func txQueueKeyword(model string) string {
 	return "uc-tx-queue"
 }
 
-func switchMTU(p intent.Policy) int {
-	if p.SwitchMTU.Max {
-		return MTUCeiling
-	}
-	return p.SwitchMTU.Value
-}
-
 // Render renders the complete lossless configuration of the switch.
 func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	p := sw.Policy
-	if mtu := switchMTU(p); mtu > MTUCeiling {
+	if mtu := renderers.SwitchMTU(p, MTUCeiling); mtu > MTUCeiling {
 		return nil, fmt.Errorf("switch %s: MTU %d exceeds the EOS maximum %d", sw.Name, mtu, MTUCeiling)
 	}
 	t := &devcfg.Tree{}
@@ -102,8 +95,9 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	queue := txQueueKeyword(sw.Model)
 	if p.ECNOn() {
+		// Thresholds in bytes: EOS `segments` are ASIC cells.
 		t.Add(append(prof, queue+" "+strconv.Itoa(p.NoDropPriority)),
-			"random-detect ecn minimum-threshold "+byteUnit(p.ECNMin)+" maximum-threshold "+byteUnit(p.ECNMax)+
+			"random-detect ecn minimum-threshold "+renderers.CLIBytes(p.ECNMin)+" maximum-threshold "+renderers.CLIBytes(p.ECNMax)+
 				" max-mark-probability "+strconv.Itoa(p.MarkProbability)+" weight 0")
 	}
 	t.Add(append(prof, queue+" "+strconv.Itoa(p.CNPPriority)), "priority strict")
@@ -111,10 +105,10 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		notes = append(notes, "eos: PFC headroom, xoff, xon and cable length are platform-managed on EOS and not rendered")
 	}
 
-	if p.VLAN != 0 && hasSwitched(sw.Ports) {
+	if p.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		t.Add(nil, "vlan "+strconv.Itoa(p.VLAN))
 	}
-	mtu := "mtu " + strconv.Itoa(switchMTU(p))
+	mtu := "mtu " + strconv.Itoa(renderers.SwitchMTU(p, MTUCeiling))
 	for _, port := range sw.Ports {
 		member := t.Add(nil, "interface "+port.Name)
 		l3 := member
@@ -123,19 +117,19 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			if err != nil {
 				return nil, err
 			}
-			addChild(member, "channel-group "+id+" mode active")
+			member.Add("channel-group " + id + " mode active")
 			l3 = t.Add(nil, "interface Port-Channel"+id)
 		}
-		addChild(l3, mtu)
+		l3.Add(mtu)
 		switch port.Mode {
 		case "trunk":
-			addChild(l3, "switchport mode trunk")
-			addChild(l3, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
+			l3.Add("switchport mode trunk")
+			l3.Add("switchport trunk allowed vlan " + strconv.Itoa(p.VLAN))
 		case "access":
 			// access is the EOS default mode: it is never printed.
-			addChild(l3, "switchport access vlan "+strconv.Itoa(p.VLAN))
+			l3.Add("switchport access vlan " + strconv.Itoa(p.VLAN))
 		}
-		addChild(member, "service-profile "+Profile)
+		member.Add("service-profile " + Profile)
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "eos", Shape: devcfg.ShapeTree, Tree: t,
@@ -143,44 +137,12 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}, nil
 }
 
-// addChild appends a line under n once.
-func addChild(n *devcfg.Node, line string) {
-	for _, c := range n.Children {
-		if c.Line == line {
-			return
-		}
-	}
-	n.Children = append(n.Children, &devcfg.Node{Line: line})
-}
-
-// dscpTC is the traffic class of every DSCP: the intent's RoCE and CNP
-// DSCPs to their priorities, every other DSCP to its EOS default (dscp>>3)
-// unless that is the no-drop or CNP class, in which case class 0.
-func dscpTC(p intent.Policy) [64]int {
-	var tc [64]int
-	for d := range tc {
-		tc[d] = d >> 3
-		if tc[d] == p.NoDropPriority || tc[d] == p.CNPPriority {
-			tc[d] = 0
-		}
-	}
-	for _, d := range p.RoCEDSCP {
-		if d >= 0 && d < 64 {
-			tc[d] = p.NoDropPriority
-		}
-	}
-	if p.CNPDSCP >= 0 && p.CNPDSCP < 64 {
-		tc[p.CNPDSCP] = p.CNPPriority
-	}
-	return tc
-}
-
 func dscpMapLine(d, tc int) string {
 	return "qos map dscp " + strconv.Itoa(d) + " to traffic-class " + strconv.Itoa(tc)
 }
 
 func dscpMapLines(p intent.Policy) []string {
-	tc := dscpTC(p)
+	tc := renderers.DSCPClasses(p)
 	out := make([]string, 0, 64)
 	for d, c := range tc {
 		out = append(out, dscpMapLine(d, c))
@@ -222,28 +184,6 @@ func cosMapLines(p intent.Policy) []string {
 
 func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }
 
-func hasSwitched(ports []intent.Port) bool {
-	for _, p := range ports {
-		if p.Mode != "routed" {
-			return true
-		}
-	}
-	return false
-}
-
-// byteUnit writes n with the largest keyword that divides it exactly
-// (KB = 1000 bytes): 150000 is "150 kbytes", 153600 stays "153600 bytes".
-// EOS `segments` are ASIC cells and are never emitted from bytes.
-func byteUnit(n uint64) string {
-	switch {
-	case n != 0 && n%1_000_000 == 0:
-		return strconv.FormatUint(n/1_000_000, 10) + " mbytes"
-	case n != 0 && n%1000 == 0:
-		return strconv.FormatUint(n/1000, 10) + " kbytes"
-	}
-	return strconv.FormatUint(n, 10) + " bytes"
-}
-
 // lagID is the number of a LAG written "Port-Channel10", "po10" or "10".
 func lagID(device, lag string) (string, error) {
 	i := len(lag)
@@ -268,7 +208,7 @@ func singletons(p intent.Policy) []devcfg.Singleton {
 		}
 		return out
 	}
-	tc := dscpTC(p)
+	tc := renderers.DSCPClasses(p)
 	ds := append(slices.Clone(p.RoCEDSCP), p.CNPDSCP)
 	slices.Sort(ds)
 	for _, d := range slices.Compact(ds) {
@@ -293,7 +233,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 	} else {
 		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: "qos map dscp "})
 	}
-	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
+	if sw.Policy.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: "vlan " + strconv.Itoa(sw.Policy.VLAN), Exact: true})
 	}
 	seen := make(map[string]bool, len(sw.Ports))

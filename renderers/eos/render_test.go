@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
@@ -60,7 +61,7 @@ func TestTxQueueKeyword(t *testing.T) {
 
 func TestDSCPMapIsCompleteAndExclusive(t *testing.T) {
 	p := basicSwitch(t).Policy
-	tc := dscpTC(p)
+	tc := renderers.DSCPClasses(p)
 	for d, c := range tc {
 		switch {
 		case d == 26 && c != 3, d == 48 && c != 6:

@@ -38,13 +38,6 @@ type renderer struct{}
 // New returns the Junos renderer.
 func New() renderers.Renderer { return renderer{} }
 
-func switchMTU(p intent.Policy) int {
-	if p.SwitchMTU.Max {
-		return MTUCeiling
-	}
-	return p.SwitchMTU.Value
-}
-
 // pfcBits is the binary form of a code point, e.g. DSCP 26 = 011010.
 func pfcBits(v, width int) string {
 	s := strconv.FormatInt(int64(v), 2)
@@ -149,10 +142,10 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	set(out, cos, "scheduler-maps", SchedulerMap, "forwarding-class", FCNoLoss, "scheduler", FCNoLoss)
 	set(out, cos, "scheduler-maps", SchedulerMap, "forwarding-class", FCCNP, "scheduler", FCCNP)
 
-	if p.VLAN != 0 && hasSwitched(sw.Ports) {
+	if p.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		set(out, "vlans", VLANName, "vlan-id", strconv.Itoa(p.VLAN))
 	}
-	mtu := strconv.Itoa(switchMTU(p) + L2Header)
+	mtu := strconv.Itoa(renderers.SwitchMTU(p, MTUCeiling) + L2Header)
 	for _, port := range sw.Ports {
 		iface := port.Name
 		if port.LAG != "" {
@@ -229,15 +222,6 @@ func fillLevels(sw *intent.Switch) (int, int, error) {
 // pcpPFC: the port pauses by IEEE 802.1p, because its RoCE traffic is
 // VLAN-tagged or classified by PCP.
 func pcpPFC(port intent.Port, p intent.Policy) bool { return port.Mode == "trunk" || p.Trust == "pcp" }
-
-func hasSwitched(ports []intent.Port) bool {
-	for _, p := range ports {
-		if p.Mode != "routed" {
-			return true
-		}
-	}
-	return false
-}
 
 // ownedScope: every ROCEFAB_ object under class-of-service and vlans, and
 // only the listed settings of the listed interfaces.

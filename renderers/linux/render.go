@@ -39,10 +39,7 @@ func SysctlPath(key string) string { return SysctlPrefix + key }
 // in a LAG) and turns forwarding on.
 func (Renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	p := sw.Policy
-	mtu := p.SwitchMTU.Value
-	if p.SwitchMTU.Max {
-		mtu = MTUCeiling
-	}
+	mtu := renderers.SwitchMTU(p, MTUCeiling)
 	if mtu < 68 || mtu > MTUCeiling {
 		return nil, fmt.Errorf("switch %s: MTU %d is outside 68..%d for the linux platform", sw.Name, mtu, MTUCeiling)
 	}

@@ -2,9 +2,9 @@ package nxos
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
@@ -16,73 +16,8 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nxos: running-config: %w", err)
 	}
-	t.Nodes = expandVLANs(t.Nodes)
+	t.Nodes = renderers.ExpandVLANs(t.Nodes)
 	return &devcfg.Config{Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t}, nil
-}
-
-// maxVLANExpansion bounds the expansion of one VLAN list line.
-const maxVLANExpansion = 4094
-
-func expandVLANs(nodes []*devcfg.Node) []*devcfg.Node {
-	out := make([]*devcfg.Node, 0, len(nodes))
-	byLine := map[string]*devcfg.Node{}
-	add := func(n *devcfg.Node) {
-		if prev, ok := byLine[n.Line]; ok && strings.HasPrefix(n.Line, "vlan ") {
-			prev.Children = append(prev.Children, n.Children...)
-			return
-		}
-		byLine[n.Line] = n
-		out = append(out, n)
-	}
-	for _, n := range nodes {
-		list, ok := strings.CutPrefix(n.Line, "vlan ")
-		if !ok || !strings.ContainsAny(list, ",-") {
-			add(n)
-			continue
-		}
-		ids, ok := vlanList(list)
-		if !ok {
-			add(n)
-			continue
-		}
-		for _, id := range ids {
-			add(&devcfg.Node{Line: "vlan " + strconv.Itoa(id), Children: cloneNodes(n.Children)})
-		}
-	}
-	return out
-}
-
-// vlanList expands "1,100-102" to 1 100 101 102.
-func vlanList(s string) ([]int, bool) {
-	var ids []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 1 || a > 4094 {
-			return nil, false
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 4094 {
-				return nil, false
-			}
-		}
-		if len(ids)+(b-a+1) > maxVLANExpansion {
-			return nil, false
-		}
-		for v := a; v <= b; v++ {
-			ids = append(ids, v)
-		}
-	}
-	return ids, true
-}
-
-func cloneNodes(ns []*devcfg.Node) []*devcfg.Node {
-	out := make([]*devcfg.Node, 0, len(ns))
-	for _, n := range ns {
-		out = append(out, n.Clone())
-	}
-	return out
 }
 
 // Normalise drops the headers NX-OS prints (`version`, `hostname`, `!`

@@ -90,15 +90,6 @@ func templateFor(osVersion string) queueTemplate {
 	return template8q
 }
 
-// switchMTU is the L3 MTU: the ceiling for "max". NX-OS interface and
-// network-qos MTUs are the same number, so no L2 header is added.
-func switchMTU(p intent.Policy) int {
-	if p.SwitchMTU.Max {
-		return MTUCeiling
-	}
-	return p.SwitchMTU.Value
-}
-
 // Render renders the complete lossless configuration of the switch.
 func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	p := sw.Policy
@@ -115,7 +106,9 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			return nil, fmt.Errorf("switch %s: NX-OS %q uses the %d-queue templates (queues 0-%d); %s %d does not fit", sw.Name, sw.OSVersion, tpl.queues, tpl.queues-1, what, q)
 		}
 	}
-	mtu := switchMTU(p)
+	// NX-OS interface and network-qos MTUs are the same number: no L2
+	// header is added.
+	mtu := renderers.SwitchMTU(p, MTUCeiling)
 	t := &devcfg.Tree{}
 	var notes []string
 
@@ -190,7 +183,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
 		notes = append(notes, "nxos: PFC headroom, xoff, xon and cable length keep the platform defaults (pause buffer tuning is only needed above 100 m)")
 	}
-	if p.VLAN != 0 && hasSwitched(sw.Ports) {
+	if p.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		t.Add(nil, vlanLine(p.VLAN))
 	}
 
@@ -203,40 +196,29 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			if err != nil {
 				return nil, err
 			}
-			addChild(member, "channel-group "+id+" mode active")
+			member.Add("channel-group " + id + " mode active")
 			l3 = t.Add(nil, "interface port-channel"+id) // repeats merge
 		}
 		switch port.Mode {
 		case "trunk":
-			addChild(l3, "switchport")
-			addChild(l3, "switchport mode trunk")
-			addChild(l3, "switchport trunk allowed vlan "+strconv.Itoa(p.VLAN))
+			l3.Add("switchport")
+			l3.Add("switchport mode trunk")
+			l3.Add("switchport trunk allowed vlan " + strconv.Itoa(p.VLAN))
 		case "access":
-			addChild(l3, "switchport")
-			addChild(l3, "switchport mode access")
-			addChild(l3, "switchport access vlan "+strconv.Itoa(p.VLAN))
+			l3.Add("switchport")
+			l3.Add("switchport mode access")
+			l3.Add("switchport access vlan " + strconv.Itoa(p.VLAN))
 		}
-		addChild(l3, "mtu "+strconv.Itoa(mtu))
-		addChild(l3, "service-policy type qos input "+PolicyQoS)
+		l3.Add("mtu " + strconv.Itoa(mtu))
+		l3.Add("service-policy type qos input " + PolicyQoS)
 		if pfc {
-			addChild(member, "priority-flow-control mode on")
+			member.Add("priority-flow-control mode on")
 		}
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t,
 		Owned: scope, Singletons: singletons(), Notes: notes,
 	}, nil
-}
-
-// addChild appends a line under n once; a port's few lines make the
-// linear check cheaper than Tree.Add's walk from the top.
-func addChild(n *devcfg.Node, line string) {
-	for _, c := range n.Children {
-		if c.Line == line {
-			return
-		}
-	}
-	n.Children = append(n.Children, &devcfg.Node{Line: line})
 }
 
 // queueOrder lists the queues 0..n-1; queue 0 is the default class.
@@ -248,34 +230,12 @@ func queueOrder(n int) []int {
 	return out
 }
 
-func hasSwitched(ports []intent.Port) bool {
-	for _, p := range ports {
-		if p.Mode != "routed" {
-			return true
-		}
-	}
-	return false
-}
-
 func vlanLine(vlan int) string { return "vlan " + strconv.Itoa(vlan) }
 
 // randomDetect is the WRED/ECN line with exact unit keywords.
 func randomDetect(p intent.Policy) string {
-	return "random-detect minimum-threshold " + byteUnit(p.ECNMin) + " maximum-threshold " + byteUnit(p.ECNMax) +
+	return "random-detect minimum-threshold " + renderers.CLIBytes(p.ECNMin) + " maximum-threshold " + renderers.CLIBytes(p.ECNMax) +
 		" drop-probability " + strconv.Itoa(p.MarkProbability) + " weight 0 ecn"
-}
-
-// byteUnit writes n with the largest keyword that divides it exactly
-// (KB = 1000 bytes, rocefab's convention): 150000 is "150 kbytes",
-// 153600 stays "153600 bytes". No value is ever approximated.
-func byteUnit(n uint64) string {
-	switch {
-	case n != 0 && n%1_000_000 == 0:
-		return strconv.FormatUint(n/1_000_000, 10) + " mbytes"
-	case n != 0 && n%1000 == 0:
-		return strconv.FormatUint(n/1000, 10) + " kbytes"
-	}
-	return strconv.FormatUint(n, 10) + " bytes"
 }
 
 // lagID is the port-channel number of a LAG name such as "port-channel10",
@@ -319,7 +279,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		{Parents: []string{systemQoS}, Prefix: "service-policy type queuing output "},
 		{Prefix: "priority-flow-control watch-dog-interval "},
 	}}
-	if sw.Policy.VLAN != 0 && hasSwitched(sw.Ports) {
+	if sw.Policy.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: vlanLine(sw.Policy.VLAN), Exact: true})
 	}
 	seen := map[string]bool{}

@@ -66,24 +66,6 @@ func TestTemplateFor(t *testing.T) {
 	}
 }
 
-func TestByteUnit(t *testing.T) {
-	for _, tc := range []struct {
-		n    uint64
-		want string
-	}{
-		{150000, "150 kbytes"},
-		{1500000, "1500 kbytes"},
-		{3000000, "3 mbytes"},
-		{153600, "153600 bytes"},
-		{1, "1 bytes"},
-		{0, "0 bytes"},
-	} {
-		if got := byteUnit(tc.n); got != tc.want {
-			t.Errorf("byteUnit(%d) = %q, want %q", tc.n, got, tc.want)
-		}
-	}
-}
-
 func TestRenderVariants(t *testing.T) {
 	queuing := []string{"policy-map type queuing " + PolicyQueues}
 	for _, tc := range []struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
@@ -86,7 +87,7 @@ type fallbackData struct {
 
 // addFallback renders the native PFC part into cfg and claims its scope.
 // The scope is claimed even with PFC off, so turning PFC off removes it.
-func addFallback(cfg *devcfg.Config, sw *intent.Switch, cls classes, l2MTU int) error {
+func addFallback(cfg *devcfg.Config, sw *intent.Switch, cls renderers.TrafficClasses, l2MTU int) error {
 	p := sw.Policy
 	name := sw.OCFallback
 	if name == "" {
@@ -108,17 +109,17 @@ func addFallback(cfg *devcfg.Config, sw *intent.Switch, cls classes, l2MTU int) 
 	}
 	cfg.Notes = append(cfg.Notes, fmt.Sprintf("OpenConfig has no PFC model: PFC rendered through the %s fallback (gNMI origin %s, exempt from OpenConfig YANG validation)", name, fb.origin))
 
-	d := fallbackData{Ports: ports, Priorities: cls.lossless, MTU: l2MTU, PGOf: map[int]int{}, CableLength: p.CableLength,
+	d := fallbackData{Ports: ports, Priorities: cls.Lossless, MTU: l2MTU, PGOf: map[int]int{}, CableLength: p.CableLength,
 		PGMap: strings.EqualFold(sw.ASIC, "mellanox") || strings.EqualFold(sw.ASIC, "barefoot")}
 	var list []string
-	for _, prio := range cls.lossless {
+	for _, prio := range cls.Lossless {
 		list = append(list, strconv.Itoa(prio))
 	}
 	d.PriorityList = strings.Join(list, ",")
 	for tc := 0; tc < 8; tc++ {
 		d.TCs = append(d.TCs, tc)
 		d.PGOf[tc] = 0
-		for _, l := range cls.lossless {
+		for _, l := range cls.Lossless {
 			if l == tc {
 				d.PGOf[tc] = tc
 			}
@@ -137,7 +138,7 @@ func addFallback(cfg *devcfg.Config, sw *intent.Switch, cls classes, l2MTU int) 
 			if q == 0 {
 				c.Name = "c-8q-nq-default"
 			}
-			for _, l := range cls.lossless {
+			for _, l := range cls.Lossless {
 				c.Pause = c.Pause || l == q
 			}
 			d.NetworkQoSClasses = append(d.NetworkQoSClasses, c)
@@ -294,7 +295,7 @@ func cliLines(out devcfg.Paths, fb fallback, text string) error {
 				walk(append(append([]string(nil), context...), n.Line), n.Children)
 				continue
 			}
-			out[cliKey(context, fb.lineKey(n.Line))] = str(cliText(fb, context, n.Line))
+			out[cliKey(context, fb.lineKey(n.Line))] = devcfg.String(cliText(fb, context, n.Line))
 		}
 	}
 	walk(nil, tree.Nodes)
@@ -320,7 +321,7 @@ func sonicLines(out devcfg.Paths, text string) error {
 		if len(f) != 4 {
 			return fmt.Errorf("sonic fallback template: %q is not TABLE, key, field, value", line)
 		}
-		out[sonicKey(f[0], f[1], f[2])] = str(f[3])
+		out[sonicKey(f[0], f[1], f[2])] = devcfg.String(f[3])
 	}
 	return nil
 }

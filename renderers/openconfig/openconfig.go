@@ -99,44 +99,6 @@ func keyValue(s string) string {
 // list is "name[key=value]".
 func list(name, key, value string) string { return name + "[" + key + "=" + keyValue(value) + "]" }
 
-// classes is the traffic-class plan.
-type classes struct {
-	roce, cnp, other int
-	lossless         []int
-}
-
-func planClasses(p intent.Policy) (classes, error) {
-	c := classes{roce: p.NoDropPriority, cnp: p.CNPPriority, other: -1}
-	for _, prio := range []int{c.roce, c.cnp} {
-		if prio < 0 || prio > 7 {
-			return c, fmt.Errorf("priority %d is outside 0..7", prio)
-		}
-	}
-	if c.roce == c.cnp {
-		return c, fmt.Errorf("CNP priority %d equals the no-drop priority: CNP must be strict priority and not PFC-enabled", c.cnp)
-	}
-	if p.PFCOn() {
-		for _, prio := range p.PFCPriorities {
-			if prio < 0 || prio > 7 {
-				return c, fmt.Errorf("PFC priority %d is outside 0..7", prio)
-			}
-			if prio == c.cnp {
-				return c, fmt.Errorf("PFC priority %d is the CNP priority: CNP must not be PFC-enabled", prio)
-			}
-			if !slices.Contains(c.lossless, prio) {
-				c.lossless = append(c.lossless, prio)
-			}
-		}
-		slices.Sort(c.lossless)
-	}
-	for tc := 0; tc < 8 && c.other < 0; tc++ {
-		if tc != c.roce && tc != c.cnp && !slices.Contains(c.lossless, tc) {
-			c.other = tc
-		}
-	}
-	return c, nil
-}
-
 func queueName(q int) string { return QueuePrefix + strconv.Itoa(q) }
 
 // Render renders the complete lossless configuration of sw's RoCE ports.
@@ -153,25 +115,14 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	if p.Trust != "dscp" {
 		return nil, fmt.Errorf("trust %s: OpenConfig classifiers match DSCP but not 802.1p (PCP); use trust dscp", p.Trust)
 	}
-	cls, err := planClasses(p)
+	cls, err := renderers.PlanClasses(p)
 	if err != nil {
 		return nil, err
 	}
-	if p.CNPDSCP < 0 || p.CNPDSCP > 63 {
-		return nil, fmt.Errorf("CNP DSCP %d is outside 0..63", p.CNPDSCP)
+	if err := renderers.CheckDSCPs(p); err != nil {
+		return nil, err
 	}
-	for _, d := range p.RoCEDSCP {
-		if d < 0 || d > 63 {
-			return nil, fmt.Errorf("RoCE DSCP %d is outside 0..63", d)
-		}
-		if d == p.CNPDSCP {
-			return nil, fmt.Errorf("DSCP %d is both a RoCE and the CNP code point", d)
-		}
-	}
-	l3 := MTUCeiling
-	if !p.SwitchMTU.Max {
-		l3 = p.SwitchMTU.Value
-	}
+	l3 := renderers.SwitchMTU(p, MTUCeiling)
 	l2 := l3 + L2Header
 	if l3 < 68 || l2 > 65535 {
 		return nil, fmt.Errorf("MTU %d does not fit OpenConfig's uint16 L2 MTU", l3)
@@ -194,29 +145,29 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	groups := []struct {
 		name  string
 		queue int
-	}{{GroupRoCE, cls.roce}, {GroupCNP, cls.cnp}, {GroupOther, cls.other}}
+	}{{GroupRoCE, cls.RoCE}, {GroupCNP, cls.CNP}, {GroupOther, cls.Other}}
 	for _, g := range groups {
 		q := "/qos/queues/" + list("queue", "name", queueName(g.queue))
-		out[q+"/config/name"] = str(queueName(g.queue))
+		out[q+"/config/name"] = devcfg.String(queueName(g.queue))
 		out[q+"/config/queue-id"] = devcfg.Int(int64(g.queue))
 		fg := "/qos/forwarding-groups/" + list("forwarding-group", "name", g.name)
-		out[fg+"/config/name"] = str(g.name)
-		out[fg+"/config/output-queue"] = str(queueName(g.queue))
+		out[fg+"/config/name"] = devcfg.String(g.name)
+		out[fg+"/config/output-queue"] = devcfg.String(queueName(g.queue))
 	}
 
 	// Classifier: every DSCP explicit.
 	c := "/qos/classifiers/" + list("classifier", "name", Classifier)
-	out[c+"/config/name"] = str(Classifier)
-	out[c+"/config/type"] = str("IPV4")
+	out[c+"/config/name"] = devcfg.String(Classifier)
+	out[c+"/config/type"] = devcfg.String("IPV4")
 	term := func(id string, group string, dscp ...int) {
 		t := c + "/terms/" + list("term", "id", id)
-		out[t+"/config/id"] = str(id)
+		out[t+"/config/id"] = devcfg.String(id)
 		if len(dscp) == 1 {
 			out[t+"/conditions/ipv4/config/dscp"] = devcfg.Int(int64(dscp[0]))
 		} else {
 			out[t+"/conditions/ipv4/config/dscp-set"] = devcfg.JSON(dscp)
 		}
-		out[t+"/actions/config/target-group"] = str(group)
+		out[t+"/actions/config/target-group"] = devcfg.String(group)
 	}
 	roce := slices.Clone(p.RoCEDSCP)
 	slices.Sort(roce)
@@ -243,7 +194,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			return nil, fmt.Errorf("mark probability %d%% is outside 0..100", p.MarkProbability)
 		}
 		m := "/qos/queue-management-profiles/" + list("queue-management-profile", "name", ECNProfile)
-		out[m+"/config/name"] = str(ECNProfile)
+		out[m+"/config/name"] = devcfg.String(ECNProfile)
 		w := m + "/wred/uniform/config/"
 		out[w+"min-threshold"] = devcfg.Uint64(p.ECNMin)
 		out[w+"max-threshold"] = devcfg.Uint64(p.ECNMax)
@@ -255,22 +206,22 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 
 	// Scheduling: CNP strict first, then RoCE and the rest weighted.
 	sp := "/qos/scheduler-policies/" + list("scheduler-policy", "name", SchedulerPolicy)
-	out[sp+"/config/name"] = str(SchedulerPolicy)
+	out[sp+"/config/name"] = devcfg.String(SchedulerPolicy)
 	sched := func(seq int, strict bool, inputs ...struct {
 		group string
 		queue int
 	}) {
 		s := sp + "/schedulers/" + list("scheduler", "sequence", strconv.Itoa(seq))
 		out[s+"/config/sequence"] = devcfg.Int(int64(seq))
-		out[s+"/config/type"] = str(identOneRateTwoColor)
+		out[s+"/config/type"] = devcfg.String(identOneRateTwoColor)
 		if strict {
-			out[s+"/config/priority"] = str("STRICT")
+			out[s+"/config/priority"] = devcfg.String("STRICT")
 		}
 		for _, in := range inputs {
 			i := s + "/inputs/" + list("input", "id", in.group)
-			out[i+"/config/id"] = str(in.group)
-			out[i+"/config/input-type"] = str("QUEUE")
-			out[i+"/config/queue"] = str(queueName(in.queue))
+			out[i+"/config/id"] = devcfg.String(in.group)
+			out[i+"/config/input-type"] = devcfg.String("QUEUE")
+			out[i+"/config/queue"] = devcfg.String(queueName(in.queue))
 			if !strict {
 				out[i+"/config/weight"] = devcfg.Uint64(dwrrWeight)
 			}
@@ -280,8 +231,8 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		group string
 		queue int
 	}
-	sched(0, true, input{GroupCNP, cls.cnp})
-	sched(1, false, input{GroupRoCE, cls.roce}, input{GroupOther, cls.other})
+	sched(0, true, input{GroupCNP, cls.CNP})
+	sched(1, false, input{GroupRoCE, cls.RoCE}, input{GroupOther, cls.Other})
 
 	// Ports.
 	vlan := p.VLAN
@@ -297,8 +248,8 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		}
 		i := "/interfaces/" + list("interface", "name", port.Name)
 		owned := []string{i + "/config/name", i + "/config/type", i + "/config/mtu", i + "/ethernet/config/enable-flow-control"}
-		out[i+"/config/name"] = str(port.Name)
-		out[i+"/config/type"] = str(identEthernet)
+		out[i+"/config/name"] = devcfg.String(port.Name)
+		out[i+"/config/type"] = devcfg.String(identEthernet)
 		out[i+"/config/mtu"] = devcfg.Int(int64(l2))
 		// 802.3x pause pauses every class and cannot coexist with PFC.
 		out[i+"/ethernet/config/enable-flow-control"] = devcfg.Bool(false)
@@ -308,7 +259,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			if !PortPattern.MatchString(port.LAG) {
 				return nil, fmt.Errorf("port %s: LAG %q is not an interface name", port.Name, port.LAG)
 			}
-			out[i+"/ethernet/config/aggregate-id"] = str(port.LAG)
+			out[i+"/ethernet/config/aggregate-id"] = devcfg.String(port.LAG)
 			owned = append(owned, i+"/ethernet/config/aggregate-id")
 			if m, seen := lagMode[port.LAG]; seen && m != port.Mode {
 				return nil, fmt.Errorf("LAG %s has members in modes %s and %s", port.LAG, m, port.Mode)
@@ -326,10 +277,10 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			}
 			sv := vlanParent + "/switched-vlan"
 			if port.Mode == "trunk" {
-				out[sv+"/config/interface-mode"] = str("TRUNK")
+				out[sv+"/config/interface-mode"] = devcfg.String("TRUNK")
 				out[sv+"/config/trunk-vlans"] = devcfg.JSON([]int{vlan})
 			} else {
-				out[sv+"/config/interface-mode"] = str("ACCESS")
+				out[sv+"/config/interface-mode"] = devcfg.String("ACCESS")
 				out[sv+"/config/access-vlan"] = devcfg.Int(int64(vlan))
 			}
 			if port.LAG == "" {
@@ -341,16 +292,16 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		}
 
 		q := "/qos/interfaces/" + list("interface", "interface-id", port.Name)
-		out[q+"/config/interface-id"] = str(port.Name)
-		out[q+"/interface-ref/config/interface"] = str(port.Name)
+		out[q+"/config/interface-id"] = devcfg.String(port.Name)
+		out[q+"/interface-ref/config/interface"] = devcfg.String(port.Name)
 		ic := q + "/input/classifiers/" + list("classifier", "type", "IPV4")
-		out[ic+"/config/type"] = str("IPV4")
-		out[ic+"/config/name"] = str(Classifier)
-		out[q+"/output/scheduler-policy/config/name"] = str(SchedulerPolicy)
+		out[ic+"/config/type"] = devcfg.String("IPV4")
+		out[ic+"/config/name"] = devcfg.String(Classifier)
+		out[q+"/output/scheduler-policy/config/name"] = devcfg.String(SchedulerPolicy)
 		if ecn {
-			oq := q + "/output/queues/" + list("queue", "name", queueName(cls.roce))
-			out[oq+"/config/name"] = str(queueName(cls.roce))
-			out[oq+"/config/queue-management-profile"] = str(ECNProfile)
+			oq := q + "/output/queues/" + list("queue", "name", queueName(cls.RoCE))
+			out[oq+"/config/name"] = devcfg.String(queueName(cls.RoCE))
+			out[oq+"/config/queue-management-profile"] = devcfg.String(ECNProfile)
 		}
 		owned = append(owned, q+"/config/interface-id", q+"/interface-ref", ic, q+"/output/scheduler-policy")
 		scope.Paths = append(scope.Paths, owned...)
@@ -358,8 +309,8 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	for _, lag := range lags {
 		i := "/interfaces/" + list("interface", "name", lag)
-		out[i+"/config/name"] = str(lag)
-		out[i+"/config/type"] = str(identLAG)
+		out[i+"/config/name"] = devcfg.String(lag)
+		out[i+"/config/type"] = devcfg.String(identLAG)
 		out[i+"/config/mtu"] = devcfg.Int(int64(l2))
 		scope.Paths = append(scope.Paths, i+"/config/name", i+"/config/type", i+"/config/mtu")
 		if lagMode[lag] == "trunk" || lagMode[lag] == "access" {
@@ -377,34 +328,4 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	cfg.Notes = append(notes, cfg.Notes...)
 	return cfg, nil
-}
-
-// str is devcfg.String without the encoder for the plain ASCII text
-// rocefab renders (names, enums, CLI lines with newlines); rendering
-// thousands of switches spends its time here otherwise.
-func str(s string) devcfg.Value {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\n':
-			n++
-		case c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&':
-			return devcfg.String(s)
-		}
-	}
-	if n == 0 {
-		return devcfg.Value(`"` + s + `"`)
-	}
-	var b strings.Builder
-	b.Grow(len(s) + n + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			b.WriteString(`\n`)
-		} else {
-			b.WriteByte(s[i])
-		}
-	}
-	b.WriteByte('"')
-	return devcfg.Value(b.String())
 }

@@ -353,14 +353,6 @@ func BenchmarkRenderEncode(b *testing.B) {
 	}
 }
 
-func TestStrMatchesDevcfgString(t *testing.T) {
-	for _, s := range []string{"", "ROCEFAB", "a\nb\n", "interface Ethernet1\n   priority-flow-control on", `a"b`, `back\slash`, "x > y", "a&b", "tab\t", "ünï", "\x7f", "\r\n"} {
-		if got, want := str(s), devcfg.String(s); got != want {
-			t.Errorf("str(%q) = %s, want %s", s, got, want)
-		}
-	}
-}
-
 func TestMarshalNoEscape(t *testing.T) {
 	for _, s := range []string{"/a/b[k=v]/c", "cli:/x > y", `a"b`, `a\b`, "ünï", "\t"} {
 		got, err := marshalNoEscape(s)

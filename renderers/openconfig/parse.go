@@ -17,23 +17,16 @@ var ErrNotLeaves = errors.New("not a JSON object of gNMI leaf paths")
 // path → JSON_IETF value ("/a/b[k=v]/c" for OpenConfig, "cli:/..." and
 // "sonic-db:/..." for the fallback origins).
 func Parse(raw []byte) (*devcfg.Config, error) {
-	var top map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&top); err != nil {
+	top, err := devcfg.DecodeObject(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotLeaves, err)
-	}
-	if top == nil {
-		return nil, fmt.Errorf("%w: the document is not an object", ErrNotLeaves)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("%w: trailing data after the document", ErrNotLeaves)
 	}
 	out := make(devcfg.Paths, len(top))
 	for p, v := range top {
 		if !validPath(p) {
 			return nil, fmt.Errorf("%w: %q is not an [origin:]/path", ErrNotLeaves, p)
 		}
-		val, err := canonical(v)
+		val, err := devcfg.ParseValue(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrNotLeaves, p, err)
 		}
@@ -80,29 +73,6 @@ func validPath(p string) bool {
 		}
 	}
 	return depth == 0 && elemLen > 0
-}
-
-// canonical re-encodes a JSON value compactly, strings as devcfg.String
-// does, numbers verbatim.
-func canonical(raw json.RawMessage) (devcfg.Value, error) {
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", err
-		}
-		return devcfg.String(s), nil
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	return devcfg.Value(b), nil
 }
 
 // isUint64Leaf reports the uint64 leaves rocefab renders; a target

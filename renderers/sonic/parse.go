@@ -26,16 +26,9 @@ var ErrNotConfigDB = errors.New("not config_db JSON")
 // String values stay JSON strings; list fields (e.g. "members") keep their
 // JSON array; an entry without fields is "{}".
 func Parse(raw []byte) (*devcfg.Config, error) {
-	var top map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&top); err != nil {
+	top, err := devcfg.DecodeObject(raw)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotConfigDB, err)
-	}
-	if top == nil {
-		return nil, fmt.Errorf("%w: the document is not an object", ErrNotConfigDB)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("%w: trailing data after the document", ErrNotConfigDB)
 	}
 	flat := false
 	for k := range top {
@@ -43,7 +36,6 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 		break
 	}
 	var out devcfg.Paths
-	var err error
 	if flat {
 		out, err = parseLeaves(top)
 	} else {
@@ -62,7 +54,7 @@ func parseLeaves(top map[string]json.RawMessage) (devcfg.Paths, error) {
 		if !ok {
 			return nil, fmt.Errorf("%w: %q is not a sonic-db:/TABLE/key/field path", ErrNotConfigDB, p)
 		}
-		val, err := canonical(v)
+		val, err := devcfg.ParseValue(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrNotConfigDB, p, err)
 		}
@@ -105,7 +97,7 @@ func parseTables(tables map[string]json.RawMessage) (devcfg.Paths, error) {
 				if field == "" {
 					return nil, fmt.Errorf("%w: %s|%s has a field with an empty name", ErrNotConfigDB, table, key)
 				}
-				val, err := canonical(v)
+				val, err := devcfg.ParseValue(v)
 				if err != nil {
 					return nil, fmt.Errorf("%w: %s|%s field %q: %v", ErrNotConfigDB, table, key, field, err)
 				}
@@ -114,29 +106,6 @@ func parseTables(tables map[string]json.RawMessage) (devcfg.Paths, error) {
 		}
 	}
 	return out, nil
-}
-
-// canonical re-encodes a JSON value compactly, strings as devcfg.String
-// does, so parsed and rendered values compare byte for byte.
-func canonical(raw json.RawMessage) (devcfg.Value, error) {
-	var s string
-	if len(raw) > 0 && raw[0] == '"' {
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", err
-		}
-		return devcfg.String(s), nil
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return "", err
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	return devcfg.Value(b), nil
 }
 
 // generatedProfile matches the lossless profiles SONiC's buffer manager
@@ -237,17 +206,17 @@ func Encode(cfg *devcfg.Config) ([]byte, error) {
 	b.WriteString("{\n")
 	tables := sortedKeys(doc)
 	for ti, table := range tables {
-		b.WriteString("    " + string(str(table)) + ": {\n")
+		b.WriteString("    " + string(devcfg.String(table)) + ": {\n")
 		keys := sortedKeys(doc[table])
 		for ki, key := range keys {
 			fields := doc[table][key]
-			b.WriteString("        " + string(str(key)) + ": {")
+			b.WriteString("        " + string(devcfg.String(key)) + ": {")
 			if len(fields) > 0 {
 				slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.name, b.name) })
 				b.WriteString("\n")
 				for fi, f := range fields {
 					b.WriteString("            ")
-					b.WriteString(string(str(f.name)))
+					b.WriteString(string(devcfg.String(f.name)))
 					b.WriteString(": ")
 					b.WriteString(string(f.value))
 					b.WriteString(comma(fi, len(fields)))

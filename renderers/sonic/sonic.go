@@ -188,60 +188,6 @@ func splitEscaped(rest string) (parts []string, bad bool) {
 	return append(parts, cur.String()), false
 }
 
-// classes is the traffic-class plan shared by every table.
-type classes struct {
-	roce     int   // the RoCE (no-drop) traffic class
-	cnp      int   // the strict-priority CNP class
-	lossless []int // PFC-enabled classes (empty when PFC is off)
-	other    int   // where every other DSCP/PCP goes
-}
-
-func planClasses(sw *intent.Switch) (classes, error) {
-	p := sw.Policy
-	c := classes{roce: p.NoDropPriority, cnp: p.CNPPriority}
-	for _, prio := range []int{c.roce, c.cnp} {
-		if prio < 0 || prio > 7 {
-			return c, fmt.Errorf("priority %d is outside 0..7", prio)
-		}
-	}
-	if c.roce == c.cnp {
-		return c, fmt.Errorf("CNP priority %d equals the no-drop priority: CNP must be strict priority and not PFC-enabled", c.cnp)
-	}
-	if p.PFCOn() {
-		for _, prio := range p.PFCPriorities {
-			if prio < 0 || prio > 7 {
-				return c, fmt.Errorf("PFC priority %d is outside 0..7", prio)
-			}
-			if prio == c.cnp {
-				return c, fmt.Errorf("PFC priority %d is the CNP priority: CNP must not be PFC-enabled", prio)
-			}
-			if !slices.Contains(c.lossless, prio) {
-				c.lossless = append(c.lossless, prio)
-			}
-		}
-		slices.Sort(c.lossless)
-	}
-	c.other = -1
-	for tc := 0; tc < 8; tc++ {
-		if tc != c.roce && tc != c.cnp && !slices.Contains(c.lossless, tc) {
-			c.other = tc
-			break
-		}
-	}
-	if c.other < 0 {
-		return c, fmt.Errorf("no traffic class is left for other traffic")
-	}
-	return c, nil
-}
-
-// tcOf returns the class a priority value (PCP) lands in.
-func (c classes) tcOf(prio int) int {
-	if prio == c.roce || prio == c.cnp || slices.Contains(c.lossless, prio) {
-		return prio
-	}
-	return c.other
-}
-
 // priorityList is the config_db form of a priority set: "3" or "3,4".
 func priorityList(prios []int) string {
 	s := make([]string, len(prios))
@@ -262,14 +208,11 @@ func (Renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 
 func render(sw *intent.Switch) (*devcfg.Config, error) {
 	p := sw.Policy
-	cls, err := planClasses(sw)
+	cls, err := renderers.PlanClasses(sw.Policy)
 	if err != nil {
 		return nil, err
 	}
-	mtu := MTUCeiling
-	if !p.SwitchMTU.Max {
-		mtu = p.SwitchMTU.Value
-	}
+	mtu := renderers.SwitchMTU(p, MTUCeiling)
 	if mtu < MTUMin || mtu > MTUCeiling {
 		return nil, fmt.Errorf("MTU %d is outside SONiC's %d..%d", mtu, MTUMin, MTUCeiling)
 	}
@@ -278,7 +221,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 
 	out := make(devcfg.Paths, 128+40*len(sw.Ports))
-	set := func(table, key, field, value string) { out[Key(table, key, field)] = str(value) }
+	set := func(table, key, field, value string) { out[Key(table, key, field)] = devcfg.String(value) }
 	scope := devcfg.Scope{}
 	var notes []string
 
@@ -294,24 +237,18 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	// to a lossy class, so defaults are never relied on.
 	var singletons []devcfg.Singleton
 	if p.Trust == "dscp" {
+		if err := renderers.CheckDSCPs(p); err != nil {
+			return nil, err
+		}
 		tcByDSCP := map[int]int{}
 		for _, d := range p.RoCEDSCP {
-			if d < 0 || d > 63 {
-				return nil, fmt.Errorf("RoCE DSCP %d is outside 0..63", d)
-			}
-			if d == p.CNPDSCP {
-				return nil, fmt.Errorf("DSCP %d is both a RoCE and the CNP code point", d)
-			}
-			tcByDSCP[d] = cls.roce
+			tcByDSCP[d] = cls.RoCE
 		}
-		if p.CNPDSCP < 0 || p.CNPDSCP > 63 {
-			return nil, fmt.Errorf("CNP DSCP %d is outside 0..63", p.CNPDSCP)
-		}
-		tcByDSCP[p.CNPDSCP] = cls.cnp
+		tcByDSCP[p.CNPDSCP] = cls.CNP
 		for d := 0; d < 64; d++ {
 			tc, ok := tcByDSCP[d]
 			if !ok {
-				tc = cls.other
+				tc = cls.Other
 			}
 			set("DSCP_TO_TC_MAP", MapName, strconv.Itoa(d), strconv.Itoa(tc))
 		}
@@ -323,7 +260,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		})
 	} else {
 		for pcp := 0; pcp < 8; pcp++ {
-			set("DOT1P_TO_TC_MAP", MapName, strconv.Itoa(pcp), strconv.Itoa(cls.tcOf(pcp)))
+			set("DOT1P_TO_TC_MAP", MapName, strconv.Itoa(pcp), strconv.Itoa(cls.ClassOf(pcp)))
 		}
 		notes = append(notes, "trust pcp: ports classify by 802.1p (DOT1P_TO_TC_MAP ROCEFAB); the global DSCP binding is left alone")
 	}
@@ -336,14 +273,14 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	if pfc {
 		for tc := 0; tc < 8; tc++ {
 			pg := 0
-			if slices.Contains(cls.lossless, tc) {
+			if slices.Contains(cls.Lossless, tc) {
 				pg = tc
 			}
 			set("TC_TO_PRIORITY_GROUP_MAP", MapName, strconv.Itoa(tc), strconv.Itoa(pg))
 			set("MAP_PFC_PRIORITY_TO_QUEUE", MapName, strconv.Itoa(tc), strconv.Itoa(tc))
 		}
 		if pgMap {
-			for _, prio := range cls.lossless {
+			for _, prio := range cls.Lossless {
 				set("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", MapName, strconv.Itoa(prio), strconv.Itoa(prio))
 			}
 		} else {
@@ -443,12 +380,12 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		if pfc {
 			qos("tc_to_pg_map", MapName)
 			qos("pfc_to_queue_map", MapName)
-			qos("pfc_enable", priorityList(cls.lossless))
+			qos("pfc_enable", priorityList(cls.Lossless))
 			if pgMap {
 				qos("pfc_to_pg_map", MapName)
 			}
 			if watchdog {
-				qos("pfcwd_sw_enable", priorityList(cls.lossless))
+				qos("pfcwd_sw_enable", priorityList(cls.Lossless))
 			}
 		}
 		scope.Paths = append(scope.Paths, EntryKey("PORT_QOS_MAP", name))
@@ -456,14 +393,14 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		for q := 0; q < 8; q++ {
 			qkey := name + "|" + strconv.Itoa(q)
 			switch {
-			case q == cls.cnp:
+			case q == cls.CNP:
 				set("QUEUE", qkey, "scheduler", SchedulerCNP)
-			case q == cls.roce || slices.Contains(cls.lossless, q):
+			case q == cls.RoCE || slices.Contains(cls.Lossless, q):
 				set("QUEUE", qkey, "scheduler", SchedulerLossless)
 			default:
 				set("QUEUE", qkey, "scheduler", SchedulerDefault)
 			}
-			if q == cls.roce && ecn {
+			if q == cls.RoCE && ecn {
 				set("QUEUE", qkey, "wred_profile", WREDProfile)
 			}
 			scope.Paths = append(scope.Paths, EntryKey("QUEUE", qkey))
@@ -473,7 +410,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 				scope.Paths = append(scope.Paths, EntryKey("BUFFER_PG", name+"|"+strconv.Itoa(q)))
 			}
 		}
-		for _, pg := range cls.lossless {
+		for _, pg := range cls.Lossless {
 			set("BUFFER_PG", name+"|"+strconv.Itoa(pg), "profile", pgProfile)
 		}
 		if pfc && p.CableLength > 0 {
@@ -533,17 +470,6 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	scope.Paths = dedupe(scope.Paths)
 	return &devcfg.Config{Shape: devcfg.ShapePaths, Paths: out, Owned: scope, Singletons: singletons, Notes: notes}, nil
-}
-
-// str is devcfg.String without the encoder for the plain ASCII values
-// config_db holds: rendering thousands of switches spends its time here.
-func str(s string) devcfg.Value {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return devcfg.String(s)
-		}
-	}
-	return devcfg.Value(`"` + s + `"`)
 }
 
 // millis renders a watchdog time in whole milliseconds, refusing a value

@@ -388,11 +388,3 @@ func BenchmarkRenderEncode(b *testing.B) {
 		}
 	}
 }
-
-func TestStrMatchesDevcfgString(t *testing.T) {
-	for _, s := range []string{"", "ROCEFAB", "3,4", `a"b`, `back\slash`, "<tag>", "a&b", "tab\t", "ünï", "\x7f"} {
-		if got, want := str(s), devcfg.String(s); got != want {
-			t.Errorf("str(%q) = %s, want %s", s, got, want)
-		}
-	}
-}

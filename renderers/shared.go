@@ -1,0 +1,211 @@
+package renderers
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+// What several platforms render alike lives here, so a fix reaches them all.
+
+// SwitchMTU is the L3 MTU to render: the platform's ceiling for "max",
+// else the intent's value.
+func SwitchMTU(p intent.Policy, ceiling int) int {
+	if p.SwitchMTU.Max {
+		return ceiling
+	}
+	return p.SwitchMTU.Value
+}
+
+// HasSwitchedPort reports whether any port is an access or trunk port, the
+// ones that need the lossless VLAN.
+func HasSwitchedPort(ports []intent.Port) bool {
+	for _, p := range ports {
+		if p.Mode != "routed" {
+			return true
+		}
+	}
+	return false
+}
+
+// DSCPClasses is the class of every DSCP in an explicit, complete map: the
+// RoCE and CNP DSCPs to their priorities, every other DSCP to the usual
+// default (dscp>>3) unless that is the no-drop or CNP class, in which case
+// class 0, so nothing else shares the lossless or the CNP queue.
+func DSCPClasses(p intent.Policy) [64]int {
+	var tc [64]int
+	for d := range tc {
+		tc[d] = d >> 3
+		if tc[d] == p.NoDropPriority || tc[d] == p.CNPPriority {
+			tc[d] = 0
+		}
+	}
+	for _, d := range p.RoCEDSCP {
+		if d >= 0 && d < 64 {
+			tc[d] = p.NoDropPriority
+		}
+	}
+	if p.CNPDSCP >= 0 && p.CNPDSCP < 64 {
+		tc[p.CNPDSCP] = p.CNPPriority
+	}
+	return tc
+}
+
+// CheckDSCPs refuses code points outside 0..63 and a RoCE DSCP that is
+// also the CNP one.
+func CheckDSCPs(p intent.Policy) error {
+	if p.CNPDSCP < 0 || p.CNPDSCP > 63 {
+		return fmt.Errorf("CNP DSCP %d is outside 0..63", p.CNPDSCP)
+	}
+	for _, d := range p.RoCEDSCP {
+		if d < 0 || d > 63 {
+			return fmt.Errorf("RoCE DSCP %d is outside 0..63", d)
+		}
+		if d == p.CNPDSCP {
+			return fmt.Errorf("DSCP %d is both a RoCE and the CNP code point", d)
+		}
+	}
+	return nil
+}
+
+// TrafficClasses is the class plan of platforms that map every code point
+// to one of eight traffic classes explicitly (OpenConfig, SONiC).
+type TrafficClasses struct {
+	RoCE     int   // the RoCE (no-drop) class
+	CNP      int   // the strict-priority CNP class
+	Lossless []int // PFC-enabled classes, sorted (empty when PFC is off)
+	Other    int   // where every other DSCP or PCP goes
+}
+
+// PlanClasses checks the priorities and picks the class for other
+// traffic: the lowest one that is neither RoCE, CNP nor lossless.
+func PlanClasses(p intent.Policy) (TrafficClasses, error) {
+	c := TrafficClasses{RoCE: p.NoDropPriority, CNP: p.CNPPriority, Other: -1}
+	for _, prio := range []int{c.RoCE, c.CNP} {
+		if prio < 0 || prio > 7 {
+			return c, fmt.Errorf("priority %d is outside 0..7", prio)
+		}
+	}
+	if c.RoCE == c.CNP {
+		return c, fmt.Errorf("CNP priority %d equals the no-drop priority: CNP must be strict priority and not PFC-enabled", c.CNP)
+	}
+	if p.PFCOn() {
+		for _, prio := range p.PFCPriorities {
+			if prio < 0 || prio > 7 {
+				return c, fmt.Errorf("PFC priority %d is outside 0..7", prio)
+			}
+			if prio == c.CNP {
+				return c, fmt.Errorf("PFC priority %d is the CNP priority: CNP must not be PFC-enabled", prio)
+			}
+			if !slices.Contains(c.Lossless, prio) {
+				c.Lossless = append(c.Lossless, prio)
+			}
+		}
+		slices.Sort(c.Lossless)
+	}
+	for tc := 0; tc < 8; tc++ {
+		if tc != c.RoCE && tc != c.CNP && !slices.Contains(c.Lossless, tc) {
+			c.Other = tc
+			break
+		}
+	}
+	if c.Other < 0 {
+		return c, fmt.Errorf("no traffic class is left for other traffic")
+	}
+	return c, nil
+}
+
+// ClassOf is the class a priority value (PCP) lands in.
+func (c TrafficClasses) ClassOf(prio int) int {
+	if prio == c.RoCE || prio == c.CNP || slices.Contains(c.Lossless, prio) {
+		return prio
+	}
+	return c.Other
+}
+
+// CLIBytes writes n with the largest NX-OS/EOS keyword that divides it
+// exactly (KB = 1000 bytes, rocefab's convention): 150000 is "150 kbytes",
+// 153600 stays "153600 bytes". No value is ever approximated.
+func CLIBytes(n uint64) string {
+	switch {
+	case n != 0 && n%1_000_000 == 0:
+		return strconv.FormatUint(n/1_000_000, 10) + " mbytes"
+	case n != 0 && n%1000 == 0:
+		return strconv.FormatUint(n/1000, 10) + " kbytes"
+	}
+	return strconv.FormatUint(n, 10) + " bytes"
+}
+
+// maxVLANExpansion bounds the expansion of one VLAN list line.
+const maxVLANExpansion = 4094
+
+// ExpandVLANs replaces each top-level VLAN list line of a running config
+// ("vlan 1,100-102") by one "vlan N" line per VLAN, each with a copy of the
+// list's sub-mode lines, so each VLAN can be owned on its own. A VLAN that
+// appears again is merged into its first line; a list that is not one
+// (out of range, too long) is kept as printed.
+func ExpandVLANs(nodes []*devcfg.Node) []*devcfg.Node {
+	out := make([]*devcfg.Node, 0, len(nodes))
+	byLine := map[string]*devcfg.Node{}
+	add := func(n *devcfg.Node) {
+		if prev, ok := byLine[n.Line]; ok && strings.HasPrefix(n.Line, "vlan ") {
+			prev.Children = append(prev.Children, n.Children...)
+			return
+		}
+		byLine[n.Line] = n
+		out = append(out, n)
+	}
+	for _, n := range nodes {
+		list, ok := strings.CutPrefix(n.Line, "vlan ")
+		if !ok || !strings.ContainsAny(list, ",-") {
+			add(n)
+			continue
+		}
+		ids, ok := vlanList(list)
+		if !ok {
+			add(n)
+			continue
+		}
+		for _, id := range ids {
+			add(&devcfg.Node{Line: "vlan " + strconv.Itoa(id), Children: cloneNodes(n.Children)})
+		}
+	}
+	return out
+}
+
+// vlanList expands "1,100-102" to 1 100 101 102.
+func vlanList(s string) ([]int, bool) {
+	var ids []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 1 || a > 4094 {
+			return nil, false
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 4094 {
+				return nil, false
+			}
+		}
+		if len(ids)+(b-a+1) > maxVLANExpansion {
+			return nil, false
+		}
+		for v := a; v <= b; v++ {
+			ids = append(ids, v)
+		}
+	}
+	return ids, true
+}
+
+func cloneNodes(ns []*devcfg.Node) []*devcfg.Node {
+	out := make([]*devcfg.Node, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, n.Clone())
+	}
+	return out
+}

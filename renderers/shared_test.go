@@ -1,0 +1,139 @@
+package renderers
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+)
+
+func TestCLIBytes(t *testing.T) {
+	for _, tc := range []struct {
+		n    uint64
+		want string
+	}{
+		{150000, "150 kbytes"},
+		{1500000, "1500 kbytes"},
+		{3000000, "3 mbytes"},
+		{153600, "153600 bytes"},
+		{1, "1 bytes"},
+		{0, "0 bytes"},
+	} {
+		if got := CLIBytes(tc.n); got != tc.want {
+			t.Errorf("CLIBytes(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestSwitchMTU(t *testing.T) {
+	if got := SwitchMTU(intent.Policy{SwitchMTU: intent.SwitchMTU{Max: true}}, 9214); got != 9214 {
+		t.Errorf("max: %d, want the ceiling 9214", got)
+	}
+	if got := SwitchMTU(intent.Policy{SwitchMTU: intent.SwitchMTU{Value: 4200}}, 9214); got != 4200 {
+		t.Errorf("value: %d, want 4200", got)
+	}
+}
+
+func TestHasSwitchedPort(t *testing.T) {
+	routed, access := intent.Port{Name: "e1", Mode: "routed"}, intent.Port{Name: "e2", Mode: "access"}
+	if HasSwitchedPort([]intent.Port{routed}) || HasSwitchedPort(nil) {
+		t.Error("routed ports only: no VLAN needed")
+	}
+	if !HasSwitchedPort([]intent.Port{routed, access}) {
+		t.Error("an access port needs the VLAN")
+	}
+}
+
+func TestDSCPClasses(t *testing.T) {
+	p := intent.Policy{RoCEDSCP: []int{26, 70}, CNPDSCP: 48, NoDropPriority: 3, CNPPriority: 6}
+	tc := DSCPClasses(p)
+	for d, c := range tc {
+		switch {
+		case d == 26 && c != 3, d == 48 && c != 6:
+			t.Errorf("DSCP %d → class %d", d, c)
+		case d != 26 && c == 3, d != 48 && c == 6:
+			t.Errorf("DSCP %d shares a RoCE or CNP class: %d", d, c)
+		case d != 26 && d != 48 && d>>3 != 3 && d>>3 != 6 && c != d>>3:
+			t.Errorf("DSCP %d → class %d, want the default %d", d, c, d>>3)
+		}
+	}
+}
+
+func TestCheckDSCPs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    intent.Policy
+		want string
+	}{
+		{"valid", intent.Policy{RoCEDSCP: []int{26, 28}, CNPDSCP: 48}, ""},
+		{"CNP out of range", intent.Policy{RoCEDSCP: []int{26}, CNPDSCP: 64}, "CNP DSCP 64 is outside 0..63"},
+		{"RoCE out of range", intent.Policy{RoCEDSCP: []int{-1}, CNPDSCP: 48}, "RoCE DSCP -1 is outside 0..63"},
+		{"RoCE is CNP", intent.Policy{RoCEDSCP: []int{26, 48}, CNPDSCP: 48}, "DSCP 48 is both a RoCE and the CNP code point"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckDSCPs(tc.p)
+			if (err == nil) != (tc.want == "") || (err != nil && err.Error() != tc.want) {
+				t.Fatalf("CheckDSCPs: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPlanClasses(t *testing.T) {
+	pfc := func(prios ...int) intent.Policy {
+		return intent.Policy{Profile: intent.ProfileDCQCN, PFCEnabled: true, PFCPriorities: prios, NoDropPriority: 3, CNPPriority: 6}
+	}
+	for _, tc := range []struct {
+		name string
+		p    intent.Policy
+		want TrafficClasses
+		err  string
+	}{
+		{"one lossless class", pfc(3), TrafficClasses{RoCE: 3, CNP: 6, Lossless: []int{3}, Other: 0}, ""},
+		{"lossless sorted and deduplicated", pfc(4, 3, 4), TrafficClasses{RoCE: 3, CNP: 6, Lossless: []int{3, 4}, Other: 0}, ""},
+		{"other skips taken classes", pfc(0, 3), TrafficClasses{RoCE: 3, CNP: 6, Lossless: []int{0, 3}, Other: 1}, ""},
+		{"PFC off", intent.Policy{Profile: intent.ProfileECNOnly, PFCPriorities: []int{3}, NoDropPriority: 3, CNPPriority: 6},
+			TrafficClasses{RoCE: 3, CNP: 6, Other: 0}, ""},
+		{"priority out of range", intent.Policy{NoDropPriority: 8, CNPPriority: 6}, TrafficClasses{}, "priority 8 is outside 0..7"},
+		{"CNP is no-drop", intent.Policy{NoDropPriority: 3, CNPPriority: 3}, TrafficClasses{}, "CNP priority 3 equals the no-drop priority"},
+		{"PFC on CNP", pfc(3, 6), TrafficClasses{}, "PFC priority 6 is the CNP priority"},
+		{"no class left", pfc(0, 1, 2, 3, 4, 5, 7), TrafficClasses{}, "no traffic class is left for other traffic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := PlanClasses(tc.p)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.RoCE != tc.want.RoCE || got.CNP != tc.want.CNP || got.Other != tc.want.Other || !slices.Equal(got.Lossless, tc.want.Lossless) {
+				t.Fatalf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	c := TrafficClasses{RoCE: 3, CNP: 6, Lossless: []int{3, 4}, Other: 0}
+	for prio, want := range map[int]int{3: 3, 4: 4, 6: 6, 1: 0, 7: 0} {
+		if got := c.ClassOf(prio); got != want {
+			t.Errorf("ClassOf(%d) = %d, want %d", prio, got, want)
+		}
+	}
+}
+
+func TestExpandVLANs(t *testing.T) {
+	tree, err := devcfg.ParseIndented("vlan 1,10-12\n  name storage\nvlan 11\n  state active\ninterface e1\nvlan 1-5000\nvlan 7,x\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := (&devcfg.Tree{Nodes: ExpandVLANs(tree.Nodes)}).Text(2)
+	want := "vlan 1\n  name storage\nvlan 10\n  name storage\nvlan 11\n  name storage\n  state active\nvlan 12\n  name storage\n" +
+		"interface e1\nvlan 1-5000\nvlan 7,x\n"
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
