@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -204,10 +204,10 @@ func Encode(cfg *devcfg.Config) ([]byte, error) {
 		return b.Bytes(), nil
 	}
 	b.WriteString("{\n")
-	tables := sortedKeys(doc)
+	tables := slices.Sorted(maps.Keys(doc))
 	for ti, table := range tables {
 		b.WriteString("    " + string(devcfg.String(table)) + ": {\n")
-		keys := sortedKeys(doc[table])
+		keys := slices.Sorted(maps.Keys(doc[table]))
 		for ki, key := range keys {
 			fields := doc[table][key]
 			b.WriteString("        " + string(devcfg.String(key)) + ": {")
@@ -237,13 +237,4 @@ func comma(i, n int) string {
 		return ","
 	}
 	return ""
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

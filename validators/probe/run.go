@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"sync"
@@ -400,10 +401,10 @@ func (e *Endpoint) sweep(ctx context.Context, target netip.Addr, pol Policy, pw 
 	m.PathMTUReverse, _ = bounds(rev)
 	delete(fwd, seedF)
 	delete(rev, seedR)
-	for _, size := range sortedKeys(fwd) {
+	for _, size := range slices.Sorted(maps.Keys(fwd)) {
 		m.MTUProbes = append(m.MTUProbes, SizeProbe{Size: size, Direction: "forward", Passed: fwd[size]})
 	}
-	for _, size := range sortedKeys(rev) {
+	for _, size := range slices.Sorted(maps.Keys(rev)) {
 		m.MTUProbes = append(m.MTUProbes, SizeProbe{Size: size, Direction: "reverse", Passed: rev[size]})
 	}
 }
@@ -438,13 +439,4 @@ func between(res map[int]bool) []int {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[int]bool) []int {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -164,15 +164,15 @@ func TestNoResponderNamesThePortProbed(t *testing.T) {
 func cleanCopy(p PairResult) PairResult {
 	c := p
 	cp := func(d *Direction) {
-		d.DSCPReceived = maps(d.DSCPReceived)
-		d.ECNReceived = maps(d.ECNReceived)
+		d.DSCPReceived = copyMap(d.DSCPReceived)
+		d.ECNReceived = copyMap(d.ECNReceived)
 	}
 	cp(&c.Measurements.Direction)
 	cp(&c.Measurements.Reverse)
 	return c
 }
 
-func maps[K comparable](m map[K]int) map[K]int {
+func copyMap[K comparable](m map[K]int) map[K]int {
 	if m == nil {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,7 +105,7 @@ func (n *node) insert(elems []*gnmipb.PathElem, v devcfg.Value) error {
 
 func keyID(keys map[string]string) string {
 	var b strings.Builder
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		fmt.Fprintf(&b, "[%s=%s]", k, keys[k])
 	}
 	return b.String()
