@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
@@ -425,9 +426,9 @@ func (p *fabricProber) Probe(ctx context.Context, res *intent.Resolved, from *in
 	if err != nil {
 		return nil, err
 	}
-	cmd := "rocefab probe run --intent - --output json --from " + shellWord(from.Name)
+	cmd := "rocefab probe run --intent - --output json --from " + hostcontract.ShellQuote(from.Name)
 	for _, t := range targets {
-		cmd += " --to " + shellWord(t.Name+"="+t.Addr.String())
+		cmd += " --to " + hostcontract.ShellQuote(t.Name+"="+t.Addr.String())
 	}
 	r, err := hosts.ssh.Run(ctx, from.Name, cmd, data)
 	if err != nil {
@@ -442,8 +443,6 @@ func (p *fabricProber) Probe(ctx context.Context, res *intent.Resolved, from *in
 	}
 	return rep, nil
 }
-
-func shellWord(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // runPerftest runs ib_write_bw and ib_send_lat for each pair over SSH.
 // Where perftest is not installed it says so; the built-in probe already ran.
@@ -472,7 +471,7 @@ type perftestExec struct{ ssh *ssh.Exec }
 func (e perftestExec) Run(ctx context.Context, host string, argv []string) ([]byte, []byte, int, error) {
 	words := make([]string, len(argv))
 	for i, a := range argv {
-		words[i] = shellWord(a)
+		words[i] = hostcontract.ShellQuote(a)
 	}
 	r, err := e.ssh.Run(ctx, host, strings.Join(words, " "), nil)
 	return r.Stdout, r.Stderr, r.ExitCode, err

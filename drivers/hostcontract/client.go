@@ -65,8 +65,8 @@ func (c *Client) Command(host, verb string) string {
 	if c.IntentPath != "" {
 		intentArg = c.IntentPath
 	}
-	return strings.Join([]string{shellQuote(bin), "host", verb, "--host", shellQuote(host),
-		"--intent", shellQuote(intentArg), "--output", "json"}, " ")
+	return strings.Join([]string{ShellQuote(bin), "host", verb, "--host", ShellQuote(host),
+		"--intent", ShellQuote(intentArg), "--output", "json"}, " ")
 }
 
 func (c *Client) run(ctx context.Context, host, verb string, kind Kind) (*HostReport, error) {
@@ -118,8 +118,9 @@ func notInstalled(r Result) bool {
 	return r.ExitCode != 0 && (strings.Contains(stderr, "command not found") || strings.Contains(stderr, "no such file or directory"))
 }
 
-// shellQuote quotes s for a POSIX shell unless it is plainly safe.
-func shellQuote(s string) string {
+// ShellQuote quotes s as one word for a POSIX shell, unless it is plainly
+// safe as it is. Every command rocefab runs on a host goes through it.
+func ShellQuote(s string) string {
 	safe := s != ""
 	for _, c := range s {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=@", c)) {

@@ -28,7 +28,7 @@ func (r *Remote) Command(host string) string {
 	if bin == "" {
 		bin = "rocefab"
 	}
-	return strings.Join([]string{shellQuote(bin), "doctor", "--host", shellQuote(host), "--intent", "-", "--output", "json"}, " ")
+	return strings.Join([]string{hostcontract.ShellQuote(bin), "doctor", "--host", hostcontract.ShellQuote(host), "--intent", "-", "--output", "json"}, " ")
 }
 
 // Check runs the doctor on one host. A host that cannot be reached or
@@ -88,19 +88,4 @@ func (r *Remote) CheckAll(ctx context.Context, hosts []string) []*Report {
 	}
 	wg.Wait()
 	return out
-}
-
-// shellQuote quotes s for a POSIX shell unless it is plainly safe.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=@", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }
