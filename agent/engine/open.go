@@ -5,6 +5,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -14,10 +15,22 @@ import (
 // its configuration, such as the agent's counter subscriptions. It returns
 // the transport too; the caller closes the driver.
 func (e *Engine) OpenSwitch(ctx context.Context, r *intent.Resolved, sw *intent.Switch) (drivers.Driver, string, error) {
+	dp, _, err := e.switchPlan(r, sw)
+	if err != nil {
+		return nil, "", err
+	}
+	drv, err := e.openDriver(ctx, &dp, devcfg.Scope{})
+	return drv, dp.Transport, err
+}
+
+// switchPlan starts a switch's plan with how to reach it: platform,
+// transport, address with the transport's default port, credentials and
+// trust settings. Plan and OpenSwitch connect the same way through it.
+func (e *Engine) switchPlan(r *intent.Resolved, sw *intent.Switch) (compliance.DevicePlan, *renderers.Entry, error) {
 	dp := compliance.DevicePlan{Device: sw.Name, Kind: "switch", Platform: sw.Platform, Connection: connection(r, sw)}
 	entry, err := e.renderers.Lookup(sw.Platform)
 	if err != nil {
-		return nil, "", err
+		return dp, nil, err
 	}
 	dp.Transport = entry.Transport(sw)
 	if port, ok := defaultPorts[dp.Transport]; ok && sw.Address.Host != "" {
@@ -25,6 +38,5 @@ func (e *Engine) OpenSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 	} else {
 		dp.Address = sw.Address.String()
 	}
-	drv, err := e.openDriver(ctx, &dp, devcfg.Scope{})
-	return drv, dp.Transport, err
+	return dp, entry, nil
 }

@@ -112,16 +112,9 @@ func failedStatus(s compliance.Status) bool {
 }
 
 func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.Switch, kind string) compliance.DevicePlan {
-	dp := compliance.DevicePlan{Device: sw.Name, Kind: "switch", Platform: sw.Platform, Connection: connection(r, sw)}
-	entry, err := e.renderers.Lookup(sw.Platform)
+	dp, entry, err := e.switchPlan(r, sw)
 	if err != nil {
 		return withError(dp, err)
-	}
-	dp.Transport = entry.Transport(sw)
-	if port, ok := defaultPorts[dp.Transport]; ok && sw.Address.Host != "" {
-		dp.Address = sw.Address.WithDefaultPort(port)
-	} else {
-		dp.Address = sw.Address.String()
 	}
 	desired, err := e.renderers.Render(sw)
 	if err != nil {
