@@ -148,14 +148,15 @@ func TestSimFleetFailureStop(t *testing.T) {
 }
 
 // TestSimUnrecognisedDeviceErrorCaughtByReadBack: a device message the
-// driver does not know as an error lets the push "succeed" without the
-// line; the read-back notices, and the device is restored.
+// driver cannot tell from success (no error string, no "% " marker) lets
+// the push "succeed" without the line; the read-back notices, and the
+// device is restored.
 func TestSimUnrecognisedDeviceErrorCaughtByReadBack(t *testing.T) {
 	h := newSimHarness(t, []enginetest.Spec{{Name: "eos", Kind: enginetest.EOS}})
 	res := h.intent("fabric.yaml", enginetest.Params{})
 	p := h.plan(res)
 	sw := h.fleet.Switch("eos")
-	sw.Reject("priority-flow-control priority 3 no-drop", "% PFC priority 3 is reserved by the platform")
+	sw.Reject("priority-flow-control priority 3 no-drop", "PFC priority 3 is reserved by the platform")
 	before := sw.Config()
 	rep := h.apply(p, engine.ApplyOptions{AllowDisruptive: true})
 	d := rep.Devices[0]
@@ -164,6 +165,27 @@ func TestSimUnrecognisedDeviceErrorCaughtByReadBack(t *testing.T) {
 	}
 	if sw.Config() != before {
 		t.Fatalf("not restored:\n%s", lineDiff(before, sw.Config()))
+	}
+}
+
+// TestSimPercentMessageFailsThePush: an EOS message outside the driver's
+// error list but marked "% " fails the push itself, naming the line and
+// the device's message, and the device keeps its configuration.
+func TestSimPercentMessageFailsThePush(t *testing.T) {
+	h := newSimHarness(t, []enginetest.Spec{{Name: "eos", Kind: enginetest.EOS}})
+	res := h.intent("fabric.yaml", enginetest.Params{})
+	p := h.plan(res)
+	sw := h.fleet.Switch("eos")
+	sw.Reject("priority-flow-control priority 3 no-drop", "% PFC priority 3 is reserved by the platform")
+	before := sw.Config()
+	rep := h.apply(p, engine.ApplyOptions{AllowDisruptive: true})
+	d := rep.Devices[0]
+	if d.Outcome != engine.OutcomeFailed || !strings.Contains(d.Reason, `line "priority-flow-control priority 3 no-drop"`) ||
+		!strings.Contains(d.Reason, "% PFC priority 3 is reserved by the platform") {
+		t.Fatalf("%s %q", d.Outcome, d.Reason)
+	}
+	if sw.Config() != before {
+		t.Fatalf("device changed:\n%s", lineDiff(before, sw.Config()))
 	}
 }
 
