@@ -106,11 +106,7 @@ func (e *Engine) Apply(ctx context.Context, p *compliance.Plan, opt ApplyOptions
 		}
 	}
 	e.progressFinish()
-	rep.FinishedAt = e.opt.Now().UTC()
-	rep.Result = "success"
-	if rep.Failed() {
-		rep.Result = "failure"
-	}
+	rep.finish(e.opt.Now())
 	if opt.Store.Dir != "" {
 		if _, err := opt.Store.SaveReport(rep); err != nil {
 			return rep, fmt.Errorf("saving run report: %w", err)

@@ -54,11 +54,7 @@ func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*R
 	}
 	_ = g.Wait()
 	e.progressFinish()
-	rep.FinishedAt = e.opt.Now().UTC()
-	rep.Result = "success"
-	if rep.Failed() {
-		rep.Result = "failure"
-	}
+	rep.finish(e.opt.Now())
 	if _, err := store.SaveReport(rep); err != nil {
 		return rep, err
 	}

@@ -84,6 +84,15 @@ func (r *RunReport) Failed() bool {
 	return false
 }
 
+// finish records the end of the run and its result.
+func (r *RunReport) finish(at time.Time) {
+	r.FinishedAt = at.UTC()
+	r.Result = "success"
+	if r.Failed() {
+		r.Result = "failure"
+	}
+}
+
 // RunStore keeps run reports and snapshots under a state directory:
 // runs/<id>/report.json and runs/<id>/snapshots/<device>.json.
 type RunStore struct {
