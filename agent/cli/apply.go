@@ -122,25 +122,20 @@ are confirmed only if the probe passes.`,
 			}
 		}
 		rep, err := eng.Apply(cmd.Context(), p, opt)
-		if rep != nil {
-			if werr := writeRun(a, format, rep, a.stateDir(df)); werr != nil {
-				return werr
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if rep.Failed() {
-			return exitWith(ExitFailure)
-		}
-		return nil
+		return finishRun(a, format, rep, err, a.stateDir(df))
 	}
 	return cmd
 }
 
 func confirm(a *app, p *compliance.Plan) bool {
 	n := p.Summary.ByStatus[compliance.StatusChanges]
-	fmt.Fprintf(a.stderr, "\nApply these changes to %d device(s)? Only 'yes' will be accepted: ", n)
+	return askYes(a, fmt.Sprintf("\nApply these changes to %d device(s)?", n))
+}
+
+// askYes puts the question on stderr and reads the answer from stdin:
+// only "yes" goes ahead.
+func askYes(a *app, question string) bool {
+	fmt.Fprint(a.stderr, question+" Only 'yes' will be accepted: ")
 	line, _ := bufio.NewReader(a.stdin).ReadString('\n')
 	return strings.TrimSpace(line) == "yes"
 }
@@ -167,29 +162,31 @@ as apply. Use it when an apply succeeded but turned out to be wrong.`,
 		if err != nil {
 			return err
 		}
-		if !*autoApprove {
-			fmt.Fprintf(a.stderr, "Roll back the devices of run %s (%s by %s)? Only 'yes' will be accepted: ", orig.ID, orig.StartedAt.Format(time.RFC3339), orig.User)
-			line, _ := bufio.NewReader(a.stdin).ReadString('\n')
-			if strings.TrimSpace(line) != "yes" {
-				fmt.Fprintln(a.stderr, "Rollback cancelled.")
-				return exitWith(ExitFailure)
-			}
-		}
-		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0])
-		if rep != nil {
-			if werr := writeRun(a, format, rep, a.stateDir(df)); werr != nil {
-				return werr
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if rep.Failed() {
+		if !*autoApprove && !askYes(a, fmt.Sprintf("Roll back the devices of run %s (%s by %s)?", orig.ID, orig.StartedAt.Format(time.RFC3339), orig.User)) {
+			fmt.Fprintln(a.stderr, "Rollback cancelled.")
 			return exitWith(ExitFailure)
 		}
-		return nil
+		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0])
+		return finishRun(a, format, rep, err, a.stateDir(df))
 	}
 	return cmd
+}
+
+// finishRun writes what a run did, even when it ended in error, and exits
+// 1 when it failed.
+func finishRun(a *app, format string, rep *engine.RunReport, err error, stateDir string) error {
+	if rep != nil {
+		if werr := writeRun(a, format, rep, stateDir); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return exitWith(ExitFailure)
+	}
+	return nil
 }
 
 // writeRun prints a run report: one line per device, or the JSON report.

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
@@ -34,11 +36,7 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 		if err != nil {
 			return err
 		}
-		res, err := a.loadIntent(args)
-		if err != nil {
-			return err
-		}
-		p, err := a.engine(df, a.newFleetHosts(res, args)).Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices})
+		p, err := a.checkFabric(cmd, args, df, *devices, (*engine.Engine).Plan)
 		if err != nil {
 			return err
 		}
@@ -73,11 +71,7 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 		if err != nil {
 			return err
 		}
-		res, err := a.loadIntent(args)
-		if err != nil {
-			return err
-		}
-		p, err := a.engine(df, a.newFleetHosts(res, args)).Drift(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices})
+		p, err := a.checkFabric(cmd, args, df, *devices, (*engine.Engine).Drift)
 		if err != nil {
 			return err
 		}
@@ -87,6 +81,20 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 		return planExit(p, *detailed)
 	}
 	return cmd
+}
+
+// checkFunc is Engine.Plan or Engine.Drift.
+type checkFunc func(*engine.Engine, context.Context, *intent.Resolved, compliance.IntentRef, engine.Selection) (*compliance.Plan, error)
+
+// checkFabric loads the intent and plans or drift-checks the selected
+// devices, as plan and drift do alike.
+func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, devices []string, check checkFunc) (*compliance.Plan, error) {
+	res, err := a.loadIntent(args)
+	if err != nil {
+		return nil, err
+	}
+	eng := a.engine(df, a.newFleetHosts(res, args))
+	return check(eng, cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: devices})
 }
 
 func writePlan(a *app, format string, p *compliance.Plan) error {

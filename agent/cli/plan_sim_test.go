@@ -102,7 +102,8 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 
 	// Without approval nothing happens.
 	code, _, errOut := c.run("no\n", "apply", c.intent, "--allow-disruptive")
-	if code != ExitFailure || !strings.Contains(errOut, "Apply cancelled.") {
+	if code != ExitFailure || !strings.Contains(errOut, "Apply cancelled.") ||
+		!strings.Contains(errOut, "Apply these changes to 3 device(s)? Only 'yes' will be accepted: ") {
 		t.Fatalf("apply answered 'no': exit %d\n%s", code, errOut)
 	}
 	// Without --allow-disruptive every device is refused, untouched.
@@ -156,6 +157,17 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 		t.Fatalf("drift json: %+v", eos)
 	}
 
+	before := c.fleet.Configs()
+	code, _, errOut = c.run("no\n", "rollback", rep.ID)
+	if code != ExitFailure || !strings.Contains(errOut, "Rollback cancelled.") ||
+		!strings.Contains(errOut, "Roll back the devices of run "+rep.ID+" (") || !strings.Contains(errOut, "? Only 'yes' will be accepted: ") {
+		t.Fatalf("rollback answered 'no': exit %d\n%s", code, errOut)
+	}
+	for name, cfg := range c.fleet.Configs() {
+		if cfg != before[name] {
+			t.Fatalf("a cancelled rollback changed %s", name)
+		}
+	}
 	out = c.want(ExitOK, "", "rollback", rep.ID, "--auto-approve")
 	if !strings.Contains(out, "Rollback run ") || strings.Count(out, "applied") != 3 {
 		t.Fatalf("rollback:\n%s", out)
