@@ -260,6 +260,16 @@ func (d *Driver) send(ctx context.Context, step, line string) (string, error) {
 	return d.sendChecked(ctx, step, line, d.errs)
 }
 
+// sendFresh types one line as a sequence of its own, on a fresh session
+// if the old one dropped (confirm, rollback and cleanup steps).
+func (d *Driver) sendFresh(ctx context.Context, step, line string) error {
+	if _, err := d.ensure(ctx); err != nil {
+		return err
+	}
+	_, err := d.send(ctx, step, line)
+	return err
+}
+
 // sendQuiet types a line whose failure is only logged (cleanup steps).
 func (d *Driver) sendQuiet(ctx context.Context, step, line string) {
 	if _, err := d.sendChecked(ctx, step, line, d.errs); err != nil {
@@ -396,12 +406,22 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	return nil, d.fail("push", "", "", drivers.ErrUnsupported)
 }
 
-// requireLines refuses a path patch on a CLI platform.
-func (d *Driver) requireLines(patch devcfg.Patch) error {
+// startCLIPush refuses a path patch on a CLI platform and opens the
+// session the push runs in.
+func (d *Driver) startCLIPush(ctx context.Context, patch devcfg.Patch) error {
 	if len(patch.Updates) > 0 || len(patch.Deletes) > 0 {
 		return d.fail("push", "", "", fmt.Errorf("%w: path updates cannot be sent as %s CLI lines", drivers.ErrUnsupported, d.style))
 	}
-	return nil
+	_, err := d.ensure(ctx)
+	return err
+}
+
+// dropCheckpoint removes the checkpoint of a change committed at once; a
+// checkpoint left behind is only logged, since the change stands.
+func (d *Driver) dropCheckpoint(ctx context.Context, id string, discard func(context.Context) error) {
+	if err := discard(ctx); err != nil {
+		d.log.Warn("change committed, but its checkpoint could not be removed", zap.String("change", id), zap.Error(err))
+	}
 }
 
 // cleanupContext outlives a cancelled push: undoing a half-applied change

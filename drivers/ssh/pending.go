@@ -39,35 +39,74 @@ func (s pendingState) String() string {
 	return "pending"
 }
 
-// devicePending is a change the device itself rolls back unless confirmed
-// in time (Junos commit confirmed, EOS commit timer, NVUE apply --confirm).
-type devicePending struct {
-	d        *Driver
-	id       string
-	deadline time.Time
-	confirm  func(ctx context.Context) error
-	rollback func(ctx context.Context) error
+// pendingChange is what both kinds of pending change keep.
+type pendingChange struct {
+	d  *Driver
+	id string
 
 	mu    sync.Mutex
 	state pendingState
+	// expired is set when the confirm window ended first, with the outcome
+	// of the rollback that followed (nil when it succeeded).
+	expired   bool
+	expiryErr error
 }
 
-func (p *devicePending) ID() string { return p.id }
+func (p *pendingChange) ID() string { return p.id }
+
+// settled answers Confirm (want stateConfirmed) or Rollback (want
+// stateRolledBack) of a change that is no longer pending; done is false
+// while it still is. p.mu must be held.
+func (p *pendingChange) settled(want pendingState) (err error, done bool) {
+	switch {
+	case p.state == statePending:
+		return nil, false
+	case p.state == stateRolledBack && want == stateRolledBack:
+		return p.expiryErr, true
+	case p.state == want:
+		return nil, true
+	case want == stateConfirmed:
+		how := ""
+		if p.expired {
+			how = " when its confirm window ended"
+		}
+		return p.d.fail("confirm", "", "", fmt.Errorf("%w: change %s was rolled back%s", drivers.ErrRejected, p.id, how)), true
+	}
+	return p.d.fail("rollback", "", "", fmt.Errorf("%w: change %s is already confirmed", drivers.ErrUnsupported, p.id)), true
+}
+
+// devicePending is a change the device itself rolls back unless confirmed
+// in time (Junos commit confirmed, EOS commit timer, NVUE apply --confirm).
+type devicePending struct {
+	pendingChange
+	deadline time.Time
+	confirm  func(ctx context.Context) error
+	rollback func(ctx context.Context) error
+}
+
+// newDevicePending is a change the device rolls back after window unless
+// confirmCmd is sent first; rollbackCmd rolls it back sooner. Both are
+// sent on a fresh session if the old one dropped.
+func (d *Driver) newDevicePending(id string, window time.Duration, confirmCmd, rollbackCmd string) *devicePending {
+	return &devicePending{
+		pendingChange: pendingChange{d: d, id: id},
+		deadline:      time.Now().Add(window),
+		confirm:       func(ctx context.Context) error { return d.sendFresh(ctx, "confirm", confirmCmd) },
+		rollback:      func(ctx context.Context) error { return d.sendFresh(ctx, "rollback", rollbackCmd) },
+	}
+}
 
 func (p *devicePending) Confirm(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch p.state {
-	case stateConfirmed:
-		return nil
-	case stateRolledBack:
-		return p.d.fail("confirm", "", "", fmt.Errorf("%w: change %s was rolled back", drivers.ErrRejected, p.id))
+	if err, done := p.settled(stateConfirmed); done {
+		return err
 	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	if err := p.confirm(ctx); err != nil {
 		if time.Now().After(p.deadline) {
-			p.state = stateRolledBack
+			p.state, p.expired = stateRolledBack, true
 			return errors.Join(p.d.fail("confirm", "", "", fmt.Errorf("%w: the confirm window of change %s ended and the device rolled it back", drivers.ErrRejected, p.id)), err)
 		}
 		return err
@@ -80,17 +119,14 @@ func (p *devicePending) Confirm(ctx context.Context) error {
 func (p *devicePending) Rollback(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch p.state {
-	case stateRolledBack:
-		return nil
-	case stateConfirmed:
-		return p.d.fail("rollback", "", "", fmt.Errorf("%w: change %s is already confirmed", drivers.ErrUnsupported, p.id))
+	if err, done := p.settled(stateRolledBack); done {
+		return err
 	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	if time.Now().After(p.deadline) {
 		// The device has already rolled back by itself.
-		p.state = stateRolledBack
+		p.state, p.expired = stateRolledBack, true
 		return nil
 	}
 	if err := p.rollback(ctx); err != nil {
@@ -105,28 +141,20 @@ func (p *devicePending) Rollback(ctx context.Context) error {
 // for platforms that cannot (NX-OS checkpoints, SONiC config checkpoints).
 // The timer lives in this process: if the process dies, the change stays.
 type localPending struct {
-	d       *Driver
-	id      string
+	pendingChange
 	restore func(ctx context.Context) error // back to the checkpoint
 	discard func(ctx context.Context) error // drop the checkpoint
 	timer   *time.Timer
-
-	mu    sync.Mutex
-	state pendingState
-	// expired records the outcome of a rollback the timer made.
-	expired error
 }
 
 // startLocalPending arms the rocefab-side timer. d.mu must be held.
 func (d *Driver) startLocalPending(id string, window time.Duration, restore, discard func(context.Context) error) *localPending {
-	p := &localPending{d: d, id: id, restore: restore, discard: discard}
+	p := &localPending{pendingChange: pendingChange{d: d, id: id}, restore: restore, discard: discard}
 	d.pending[p] = struct{}{}
 	p.timer = time.AfterFunc(window, p.expire)
 	d.log.Info("change pending confirmation; rocefab rolls it back when the window ends", zap.String("change", id), zap.Duration("window", window))
 	return p
 }
-
-func (p *localPending) ID() string { return p.id }
 
 func (p *localPending) expire() {
 	p.mu.Lock()
@@ -140,8 +168,7 @@ func (p *localPending) expire() {
 	err := p.restore(ctx)
 	delete(p.d.pending, p)
 	p.d.mu.Unlock()
-	p.state = stateRolledBack
-	p.expired = err
+	p.state, p.expired, p.expiryErr = stateRolledBack, true, err
 	if err != nil {
 		p.d.log.Error("confirm window ended but the rollback failed: the device keeps the unconfirmed change", zap.String("change", p.id), zap.Error(err))
 		return
@@ -152,11 +179,8 @@ func (p *localPending) expire() {
 func (p *localPending) Confirm(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch p.state {
-	case stateConfirmed:
-		return nil
-	case stateRolledBack:
-		return p.d.fail("confirm", "", "", fmt.Errorf("%w: change %s was rolled back when its confirm window ended", drivers.ErrRejected, p.id))
+	if err, done := p.settled(stateConfirmed); done {
+		return err
 	}
 	p.timer.Stop()
 	p.d.mu.Lock()
@@ -174,11 +198,8 @@ func (p *localPending) Confirm(ctx context.Context) error {
 func (p *localPending) Rollback(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch p.state {
-	case stateRolledBack:
-		return p.expired
-	case stateConfirmed:
-		return p.d.fail("rollback", "", "", fmt.Errorf("%w: change %s is already confirmed", drivers.ErrUnsupported, p.id))
+	if err, done := p.settled(stateRolledBack); done {
+		return err
 	}
 	p.timer.Stop()
 	p.d.mu.Lock()

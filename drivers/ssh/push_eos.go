@@ -15,10 +15,7 @@ import (
 // commits with `commit timer`, and EOS rolls back unless
 // `configure session NAME commit` follows in time. d.mu is held.
 func (d *Driver) pushEOS(ctx context.Context, id string, patch devcfg.Patch, window time.Duration) (drivers.Pending, error) {
-	if err := d.requireLines(patch); err != nil {
-		return nil, err
-	}
-	if _, err := d.ensure(ctx); err != nil {
+	if err := d.startCLIPush(ctx, patch); err != nil {
 		return nil, err
 	}
 	if err := d.configure(ctx, "configure session "+id, patch.Lines, "", ""); err != nil {
@@ -39,25 +36,7 @@ func (d *Driver) pushEOS(ctx context.Context, id string, patch devcfg.Patch, win
 		return confirmed{id: id}, nil
 	}
 	d.log.Info("change committed with a commit timer; EOS rolls it back unless confirmed", zap.String("change", id), zap.String("timer", hms(secs)))
-	return &devicePending{
-		d:        d,
-		id:       id,
-		deadline: time.Now().Add(time.Duration(secs) * time.Second),
-		confirm: func(ctx context.Context) error {
-			if _, err := d.ensure(ctx); err != nil {
-				return err
-			}
-			_, err := d.send(ctx, "confirm", "configure session "+id+" commit")
-			return err
-		},
-		rollback: func(ctx context.Context) error {
-			if _, err := d.ensure(ctx); err != nil {
-				return err
-			}
-			_, err := d.send(ctx, "rollback", "configure session "+id+" abort")
-			return err
-		},
-	}, nil
+	return d.newDevicePending(id, time.Duration(secs)*time.Second, "configure session "+id+" commit", "configure session "+id+" abort"), nil
 }
 
 // eosForget removes a failed session so it does not linger on the device;

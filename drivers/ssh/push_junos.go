@@ -17,10 +17,7 @@ import (
 // Junos refuses commit confirmed in private mode. Junos counts the window
 // in whole minutes, so it is rounded up. d.mu is held.
 func (d *Driver) pushJunos(ctx context.Context, id string, patch devcfg.Patch, window time.Duration) (drivers.Pending, error) {
-	if err := d.requireLines(patch); err != nil {
-		return nil, err
-	}
-	if _, err := d.ensure(ctx); err != nil {
+	if err := d.startCLIPush(ctx, patch); err != nil {
 		return nil, err
 	}
 	mode := "configure private"
@@ -62,9 +59,8 @@ func (d *Driver) pushJunos(ctx context.Context, id string, patch devcfg.Patch, w
 	}
 	d.sendQuiet(ctx, "commit", "exit configuration-mode")
 	return &devicePending{
-		d:        d,
-		id:       id,
-		deadline: time.Now().Add(time.Duration(mins) * time.Minute),
+		pendingChange: pendingChange{d: d, id: id},
+		deadline:      time.Now().Add(time.Duration(mins) * time.Minute),
 		confirm: func(ctx context.Context) error {
 			return d.junosOnPending(ctx, "confirm", id, "commit")
 		},

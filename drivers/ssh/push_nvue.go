@@ -16,10 +16,7 @@ import (
 // confirm window uses `nv config apply --confirm <N>s`, which NVUE rolls
 // back unless `nv config apply --confirm-yes` follows. d.mu is held.
 func (d *Driver) pushNVUE(ctx context.Context, id string, patch devcfg.Patch, window time.Duration) (drivers.Pending, error) {
-	if err := d.requireLines(patch); err != nil {
-		return nil, err
-	}
-	if _, err := d.ensure(ctx); err != nil {
+	if err := d.startCLIPush(ctx, patch); err != nil {
 		return nil, err
 	}
 	detach := func() {
@@ -51,23 +48,5 @@ func (d *Driver) pushNVUE(ctx context.Context, id string, patch devcfg.Patch, wi
 		return confirmed{id: id}, nil
 	}
 	d.log.Info("change applied with --confirm; NVUE rolls it back unless confirmed", zap.String("change", id), zap.Int64("seconds", secs))
-	return &devicePending{
-		d:        d,
-		id:       id,
-		deadline: time.Now().Add(time.Duration(secs) * time.Second),
-		confirm: func(ctx context.Context) error {
-			if _, err := d.ensure(ctx); err != nil {
-				return err
-			}
-			_, err := d.send(ctx, "confirm", "nv config apply --confirm-yes")
-			return err
-		},
-		rollback: func(ctx context.Context) error {
-			if _, err := d.ensure(ctx); err != nil {
-				return err
-			}
-			_, err := d.send(ctx, "rollback", "nv config apply --confirm-no")
-			return err
-		},
-	}, nil
+	return d.newDevicePending(id, time.Duration(secs)*time.Second, "nv config apply --confirm-yes", "nv config apply --confirm-no"), nil
 }

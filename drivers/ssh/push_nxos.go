@@ -17,30 +17,19 @@ import (
 // NX-OS cannot roll back by itself, so a confirm window runs a
 // rocefab-side timer. d.mu is held.
 func (d *Driver) pushNXOS(ctx context.Context, id string, patch devcfg.Patch, window time.Duration) (drivers.Pending, error) {
-	if err := d.requireLines(patch); err != nil {
-		return nil, err
-	}
-	if _, err := d.ensure(ctx); err != nil {
+	if err := d.startCLIPush(ctx, patch); err != nil {
 		return nil, err
 	}
 	if _, err := d.send(ctx, "push", "checkpoint "+id); err != nil {
 		return nil, err
 	}
 	restore := func(ctx context.Context) error { return d.nxosRestore(ctx, id) }
-	discard := func(ctx context.Context) error {
-		if _, err := d.ensure(ctx); err != nil {
-			return err
-		}
-		_, err := d.send(ctx, "confirm", "no checkpoint "+id)
-		return err
-	}
+	discard := func(ctx context.Context) error { return d.sendFresh(ctx, "confirm", "no checkpoint "+id) }
 	if err := d.configure(ctx, "configure terminal", patch.Lines, "end", "end"); err != nil {
 		return nil, d.undo(ctx, err, restore, "checkpoint "+id)
 	}
 	if window == 0 {
-		if err := discard(ctx); err != nil {
-			d.log.Warn("change committed, but its checkpoint could not be removed", zap.String("change", id), zap.Error(err))
-		}
+		d.dropCheckpoint(ctx, id, discard)
 		return confirmed{id: id}, nil
 	}
 	return d.startLocalPending(id, window, restore, discard), nil

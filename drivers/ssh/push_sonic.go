@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
@@ -65,11 +63,7 @@ func (d *Driver) pushSONiC(ctx context.Context, id string, patch devcfg.Patch, w
 		return nil
 	}
 	discard := func(ctx context.Context) error {
-		if _, err := d.ensure(ctx); err != nil {
-			return err
-		}
-		_, err := d.send(ctx, "confirm", "sudo config delete-checkpoint "+id)
-		return err
+		return d.sendFresh(ctx, "confirm", "sudo config delete-checkpoint "+id)
 	}
 	lines := writeFileLines(file, body)
 	if err := d.configure(ctx, "", lines, "", ""); err != nil {
@@ -82,9 +76,7 @@ func (d *Driver) pushSONiC(ctx context.Context, id string, patch devcfg.Patch, w
 	}
 	d.sendQuiet(ctx, "push", "rm -f "+file+" "+file+".b64")
 	if window == 0 {
-		if err := discard(ctx); err != nil {
-			d.log.Warn("change applied, but its checkpoint could not be removed", zap.String("change", id), zap.Error(err))
-		}
+		d.dropCheckpoint(ctx, id, discard)
 		return confirmed{id: id}, nil
 	}
 	return d.startLocalPending(id, window, restore, discard), nil
