@@ -137,16 +137,13 @@ func (ns *NS) Do(fn func() error) error {
 	return fn()
 }
 
-// Veth connects two namespaces with a veth pair named aIf (in a) and bIf (in b).
+// Veth connects two namespaces with a veth pair named aIf (in a) and bIf (in
+// b). The pair is created inside a, with its peer placed straight into b,
+// so no temporary name ever exists in the shared root namespace, where
+// tests in other processes could collide with it.
 func Veth(t testing.TB, a *NS, aIf string, b *NS, bIf string, mtu int) {
 	t.Helper()
-	tmpA := fmt.Sprintf("rfa%d", seq.Add(1))
-	tmpB := fmt.Sprintf("rfb%d", seq.Add(1))
-	run(t, "ip", "link", "add", tmpA, "type", "veth", "peer", "name", tmpB)
-	run(t, "ip", "link", "set", tmpA, "netns", a.Name)
-	run(t, "ip", "link", "set", tmpB, "netns", b.Name)
-	a.Run("ip", "link", "set", tmpA, "name", aIf)
-	b.Run("ip", "link", "set", tmpB, "name", bIf)
+	a.Run("ip", "link", "add", aIf, "type", "veth", "peer", "name", bIf, "netns", b.Name)
 	for _, side := range []struct {
 		ns *NS
 		nm string
