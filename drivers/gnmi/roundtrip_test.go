@@ -2,34 +2,20 @@ package gnmi_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
 
 // basicSwitch resolves one switch of examples/basic.
 func basicSwitch(t testing.TB, name string) *intent.Switch {
-	t.Helper()
-	dir := filepath.Join("..", "..", "examples", "basic")
-	fab, diags := intent.Load(dir)
-	if diags.HasErrors() {
-		t.Fatalf("load %s: %v", dir, diags.Err())
-	}
-	res, diags := intent.Resolve(fab)
-	if diags.HasErrors() {
-		t.Fatalf("resolve: %v", diags.Err())
-	}
-	sw := res.Switch(name)
-	if sw == nil {
-		t.Fatalf("examples/basic has no switch %s", name)
-	}
-	return sw
+	return examplestest.Switch(t, "basic", name)
 }
 
 // addAll is the plan against an empty device: every owned path added.

@@ -17,7 +17,7 @@ import (
 	driversall "github.com/rocefab/rocefab/drivers/all"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/drivers/ssh"
-	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/internal/golden"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/all"
@@ -28,15 +28,7 @@ import (
 // basic renders one switch of examples/basic with its real renderer.
 func basic(t testing.TB, name string) (*devcfg.Config, *renderers.Entry) {
 	t.Helper()
-	fab, diags := intent.Load("../../examples/basic/fabric.yaml")
-	if fab == nil || diags.HasErrors() {
-		t.Fatalf("examples/basic: %v", diags)
-	}
-	res, _ := intent.Resolve(fab)
-	sw := res.Switch(name)
-	if sw == nil {
-		t.Fatalf("examples/basic has no %s", name)
-	}
+	sw := examplestest.Switch(t, "basic", name)
 	reg := all.Renderers()
 	e, err := reg.Lookup(sw.Platform)
 	if err != nil {

@@ -5,23 +5,12 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
-func basicSwitch(t testing.TB) *intent.Switch {
-	t.Helper()
-	fab, diags := intent.Load("../../examples/basic/fabric.yaml")
-	if fab == nil || diags.HasErrors() {
-		t.Fatalf("examples/basic: %v", diags)
-	}
-	res, _ := intent.Resolve(fab)
-	sw := res.Switch("leaf-cumulus")
-	if sw == nil {
-		t.Fatal("examples/basic has no leaf-cumulus")
-	}
-	cp := *sw
-	return &cp
-}
+// basicSwitch is leaf-cumulus of examples/basic, a copy a test may edit.
+func basicSwitch(t testing.TB) *intent.Switch { return examplestest.Switch(t, "basic", "leaf-cumulus") }
 
 func render(t *testing.T, sw *intent.Switch) *devcfg.Config {
 	t.Helper()

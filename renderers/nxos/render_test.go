@@ -7,24 +7,12 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
-// basicSwitch is leaf-nxos of examples/basic, resolved.
-func basicSwitch(t testing.TB) *intent.Switch {
-	t.Helper()
-	fab, diags := intent.Load("../../examples/basic/fabric.yaml")
-	if fab == nil || diags.HasErrors() {
-		t.Fatalf("examples/basic: %v", diags)
-	}
-	res, _ := intent.Resolve(fab)
-	sw := res.Switch("leaf-nxos")
-	if sw == nil {
-		t.Fatal("examples/basic has no leaf-nxos")
-	}
-	cp := *sw
-	return &cp
-}
+// basicSwitch is leaf-nxos of examples/basic, a copy a test may edit.
+func basicSwitch(t testing.TB) *intent.Switch { return examplestest.Switch(t, "basic", "leaf-nxos") }
 
 func render(t *testing.T, sw *intent.Switch) *devcfg.Config {
 	t.Helper()

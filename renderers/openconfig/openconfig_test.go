@@ -9,33 +9,14 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/internal/golden"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
-// basicSwitch is spine-oc from examples/basic, copied so a test may edit it.
-func basicSwitch(t testing.TB) *intent.Switch {
-	t.Helper()
-	dir := filepath.Join("..", "..", "examples", "basic")
-	fab, diags := intent.Load(dir)
-	if diags.HasErrors() {
-		t.Fatalf("load %s: %v", dir, diags.Err())
-	}
-	res, diags := intent.Resolve(fab)
-	if diags.HasErrors() {
-		t.Fatalf("resolve %s: %v", dir, diags.Err())
-	}
-	orig := res.Switch("spine-oc")
-	if orig == nil {
-		t.Fatal("examples/basic has no spine-oc")
-	}
-	sw := *orig
-	sw.Ports = append([]intent.Port(nil), sw.Ports...)
-	sw.Policy.RoCEDSCP = append([]int(nil), sw.Policy.RoCEDSCP...)
-	sw.Policy.PFCPriorities = append([]int(nil), sw.Policy.PFCPriorities...)
-	return &sw
-}
+// basicSwitch is spine-oc of examples/basic, a copy a test may edit.
+func basicSwitch(t testing.TB) *intent.Switch { return examplestest.Switch(t, "basic", "spine-oc") }
 
 func mustRender(t testing.TB, sw *intent.Switch) *devcfg.Config {
 	t.Helper()

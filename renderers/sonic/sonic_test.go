@@ -2,7 +2,6 @@ package sonic
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,27 +9,14 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/internal/golden"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
-// exampleSwitches resolves examples/<scenario>, or skips when it is absent.
 func exampleSwitches(t testing.TB, scenario string) []*intent.Switch {
-	t.Helper()
-	dir := filepath.Join("..", "..", "examples", scenario)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("examples/%s is not there yet: %v", scenario, err)
-	}
-	fab, diags := intent.Load(dir)
-	if diags.HasErrors() {
-		t.Fatalf("load %s: %v", dir, diags.Err())
-	}
-	res, diags := intent.Resolve(fab)
-	if diags.HasErrors() {
-		t.Fatalf("resolve %s: %v", dir, diags.Err())
-	}
-	return res.Switches
+	return examplestest.Resolved(t, scenario).Switches
 }
 
 // exampleSwitch returns the named switch of examples/<scenario>.
@@ -45,15 +31,8 @@ func exampleSwitch(t testing.TB, scenario, name string) *intent.Switch {
 	return nil
 }
 
-// basicSwitch is leaf-sonic from examples/basic, copied so a test may edit it.
-func basicSwitch(t testing.TB) *intent.Switch {
-	t.Helper()
-	sw := *exampleSwitch(t, "basic", "leaf-sonic")
-	sw.Ports = append([]intent.Port(nil), sw.Ports...)
-	sw.Policy.RoCEDSCP = append([]int(nil), sw.Policy.RoCEDSCP...)
-	sw.Policy.PFCPriorities = append([]int(nil), sw.Policy.PFCPriorities...)
-	return &sw
-}
+// basicSwitch is leaf-sonic of examples/basic, a copy a test may edit.
+func basicSwitch(t testing.TB) *intent.Switch { return examplestest.Switch(t, "basic", "leaf-sonic") }
 
 func mustRender(t testing.TB, sw *intent.Switch) *devcfg.Config {
 	t.Helper()
