@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/devcfg"
@@ -138,6 +139,24 @@ func CLIBytes(n uint64) string {
 		return strconv.FormatUint(n/1000, 10) + " kbytes"
 	}
 	return strconv.FormatUint(n, 10) + " bytes"
+}
+
+// WatchdogMillis writes a PFC watchdog time in whole milliseconds, for
+// platforms that count it so (SONiC pfcwd): def when the intent leaves it
+// unset, an error for a time the platform cannot hold exactly or outside
+// its lo..hi.
+func WatchdogMillis(platform, what string, d time.Duration, def, lo, hi int) (string, error) {
+	if d == 0 {
+		return strconv.Itoa(def), nil
+	}
+	if d%time.Millisecond != 0 {
+		return "", fmt.Errorf("PFC watchdog %s time %s is not a whole number of milliseconds", what, d)
+	}
+	ms := d.Milliseconds()
+	if ms < int64(lo) || ms > int64(hi) {
+		return "", fmt.Errorf("PFC watchdog %s time %s is outside %s's %d..%d ms", what, d, platform, lo, hi)
+	}
+	return strconv.FormatInt(ms, 10), nil
 }
 
 // maxVLANExpansion bounds the expansion of one VLAN list line.

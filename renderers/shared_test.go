@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/devcfg"
@@ -135,5 +136,23 @@ func TestExpandVLANs(t *testing.T) {
 		"interface e1\nvlan 1-5000\nvlan 7,x\n"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestWatchdogMillis(t *testing.T) {
+	for _, tc := range []struct {
+		d         time.Duration
+		want, err string
+	}{
+		{0, "200", ""},
+		{400 * time.Millisecond, "400", ""},
+		{1500 * time.Microsecond, "", "detection time 1.5ms is not a whole number of milliseconds"},
+		{10 * time.Second, "", "detection time 10s is outside SONiC's 100..5000 ms"},
+		{50 * time.Millisecond, "", "outside SONiC's 100..5000 ms"},
+	} {
+		got, err := WatchdogMillis("SONiC", "detection", tc.d, 200, 100, 5000)
+		if got != tc.want || (err == nil) != (tc.err == "") || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("WatchdogMillis(%s) = %q, %v; want %q, %q", tc.d, got, err, tc.want, tc.err)
+		}
 	}
 }

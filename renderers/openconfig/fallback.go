@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
-	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
@@ -189,27 +188,14 @@ func watchdogFor(name string, w intent.Watchdog, d *fallbackData, notes *[]strin
 			d.WatchdogAction = "drop"
 		}
 		var err error
-		if d.DetectionMillis, err = millis("detection", w.Detection, sonicWDDetectMin, sonicWDDetectMax); err != nil {
+		if d.DetectionMillis, err = renderers.WatchdogMillis("SONiC", "detection", w.Detection, sonicWDDefault, sonicWDDetectMin, sonicWDDetectMax); err != nil {
 			return err
 		}
-		if d.RestorationMillis, err = millis("restoration", w.Restoration, sonicWDRestoreMin, sonicWDRestoreMax); err != nil {
+		if d.RestorationMillis, err = renderers.WatchdogMillis("SONiC", "restoration", w.Restoration, sonicWDDefault, sonicWDRestoreMin, sonicWDRestoreMax); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func millis(what string, d time.Duration, lo, hi int64) (string, error) {
-	if d == 0 {
-		return strconv.Itoa(sonicWDDefault), nil
-	}
-	if d%time.Millisecond != 0 {
-		return "", fmt.Errorf("PFC watchdog %s time %s is not a whole number of milliseconds", what, d)
-	}
-	if ms := d.Milliseconds(); ms < lo || ms > hi {
-		return "", fmt.Errorf("PFC watchdog %s time %s is outside SONiC's %d..%d ms", what, d, lo, hi)
-	}
-	return strconv.FormatInt(d.Milliseconds(), 10), nil
 }
 
 // claimFallbackScope owns the native settings the fallback renders.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
@@ -339,11 +338,11 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	var wd struct{ action, detection, restoration string }
 	watchdog := pfc && p.Watchdog.Enabled
 	if watchdog {
-		det, err := millis("detection", p.Watchdog.Detection, wdDetectionDefault, wdDetectionMin, wdDetectionMax)
+		det, err := renderers.WatchdogMillis("SONiC", "detection", p.Watchdog.Detection, wdDetectionDefault, wdDetectionMin, wdDetectionMax)
 		if err != nil {
 			return nil, err
 		}
-		rest, err := millis("restoration", p.Watchdog.Restoration, wdRestorationDefault, wdRestorationMin, wdRestorationMax)
+		rest, err := renderers.WatchdogMillis("SONiC", "restoration", p.Watchdog.Restoration, wdRestorationDefault, wdRestorationMin, wdRestorationMax)
 		if err != nil {
 			return nil, err
 		}
@@ -470,22 +469,6 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	scope.Paths = dedupe(scope.Paths)
 	return &devcfg.Config{Shape: devcfg.ShapePaths, Paths: out, Owned: scope, Singletons: singletons, Notes: notes}, nil
-}
-
-// millis renders a watchdog time in whole milliseconds, refusing a value
-// SONiC cannot hold exactly or outside its range.
-func millis(what string, d time.Duration, def, lo, hi int) (string, error) {
-	if d == 0 {
-		return strconv.Itoa(def), nil
-	}
-	if d%time.Millisecond != 0 {
-		return "", fmt.Errorf("PFC watchdog %s time %s is not a whole number of milliseconds", what, d)
-	}
-	ms := d.Milliseconds()
-	if ms < int64(lo) || ms > int64(hi) {
-		return "", fmt.Errorf("PFC watchdog %s time %s is outside SONiC's %d..%d ms", what, d, lo, hi)
-	}
-	return strconv.FormatInt(ms, 10), nil
 }
 
 func dedupe(s []string) []string {
