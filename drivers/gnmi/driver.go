@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -206,11 +208,7 @@ func groupPaths(all []string) map[string][]string {
 	for _, p := range all {
 		canon[p] = true
 	}
-	keys := make([]string, 0, len(canon))
-	for k := range canon {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(canon))
 	out := map[string][]string{}
 	for _, p := range keys {
 		covered := false

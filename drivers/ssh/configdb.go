@@ -3,8 +3,9 @@ package ssh
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -134,12 +135,7 @@ func diffObjects(ops *[]jsonPatchOp, prefix string, a, b map[string]any) {
 	for k := range b {
 		keys[k] = true
 	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		path := prefix + "/" + escapePointer(k)
 		av, inA := a[k]
 		bv, inB := b[k]

@@ -323,6 +323,17 @@ func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
 // such as doctor's counter reads. Transient failures are retried on a
 // fresh session; a command the device refuses fails with ErrRejected.
 func (d *Driver) Show(ctx context.Context, command string) (string, error) {
+	return d.readRetried(ctx, "show", command)
+}
+
+// showRunning reads the raw running configuration.
+func (d *Driver) showRunning(ctx context.Context) (string, error) {
+	return d.readRetried(ctx, "fetch", d.showCmd)
+}
+
+// readRetried runs a read-only command, retrying transient failures on a
+// fresh connection.
+func (d *Driver) readRetried(ctx context.Context, step, command string) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var out string
@@ -331,27 +342,10 @@ func (d *Driver) Show(ctx context.Context, command string) (string, error) {
 			return err
 		}
 		var err error
-		out, err = d.readCommand(ctx, "show", command)
+		out, err = d.readCommand(ctx, step, command)
 		return err
 	})
 	return out, err
-}
-
-// showRunning reads the raw running configuration, retrying transient
-// failures on a fresh connection.
-func (d *Driver) showRunning(ctx context.Context) (string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	var raw string
-	err := drivers.Retry(ctx, d.opt.Retries, d.opt.Backoff, func(ctx context.Context) error {
-		if _, err := d.ensure(ctx); err != nil {
-			return err
-		}
-		var err error
-		raw, err = d.readCommand(ctx, "fetch", d.showCmd)
-		return err
-	})
-	return raw, err
 }
 
 // readCommand runs a show command. Its output is configuration, which may
