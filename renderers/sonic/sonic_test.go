@@ -15,20 +15,10 @@ import (
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
+// exampleSwitches are the switches of examples/<scenario>.
 func exampleSwitches(t testing.TB, scenario string) []*intent.Switch {
-	return examplestest.Resolved(t, scenario).Switches
-}
-
-// exampleSwitch returns the named switch of examples/<scenario>.
-func exampleSwitch(t testing.TB, scenario, name string) *intent.Switch {
 	t.Helper()
-	for _, sw := range exampleSwitches(t, scenario) {
-		if sw.Name == name {
-			return sw
-		}
-	}
-	t.Fatalf("examples/%s has no switch %s", scenario, name)
-	return nil
+	return examplestest.Resolved(t, scenario).Switches
 }
 
 // basicSwitch is leaf-sonic of examples/basic, a copy a test may edit.
