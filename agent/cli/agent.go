@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,6 +127,9 @@ section of --config (docs/agent.md). One agent runs per state directory.`,
 		if *printSettings {
 			return a.printAgentSettings()
 		}
+		if err := df.validate(a); err != nil {
+			return err
+		}
 		cfg, deps, err := a.agentSetup(df)
 		if err != nil {
 			return err
@@ -179,7 +183,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 	}
 	cfg.IncludeHosts = v.GetBool("agent.hosts.include")
 	eng := engine.New(a.renderers, a.drivers, a.newFleetHosts(nil, nil), engine.Options{
-		Insecure: v.GetBool("insecure"), SSHAcceptNew: v.GetBool("ssh-accept-new"),
+		Insecure: a.flagOnly("insecure"), SSHAcceptNew: a.flagOnly("ssh-accept-new"),
 		Timeout: v.GetDuration("timeout"), Retries: v.GetInt("retries"), Parallelism: v.GetInt("parallelism"),
 		Logger: a.log,
 	})
@@ -211,7 +215,7 @@ func (a *app) agentSource(stateDir string) (intentsrc.Source, error) {
 		return intentsrc.Folder{Paths: paths}, nil
 	}
 	auth := intentsrc.GitAuth{Username: a.agentString("git.username"), SSHKeyFile: a.agentString("git.ssh-key-file"),
-		KnownHosts: v.GetStringSlice("agent.git.known-hosts"), InsecureIgnoreHostKey: v.GetBool("agent.git.insecure-ignore-host-key")}
+		KnownHosts: v.GetStringSlice("agent.git.known-hosts"), InsecureIgnoreHostKey: a.flagOnly("git-insecure-ignore-host-key")}
 	var err error
 	if auth.Token, err = secretFrom(a.agentString("git.token-file"), a.agentString("git.token-env"), "git token"); err != nil {
 		return nil, usageErr("%v", err)
@@ -292,6 +296,9 @@ func (a *app) hostCounterSource(name, sysfsRoot string) counters.Source {
 func (a *app) printAgentSettings() error {
 	out := map[string]any{}
 	for _, s := range agentSettings {
+		if slices.Contains(unsafeFlags, s.flag) {
+			continue // flag-only, printed below
+		}
 		var val any
 		switch s.def.(type) {
 		case bool:
@@ -311,8 +318,11 @@ func (a *app) printAgentSettings() error {
 		}
 		out["agent."+s.key] = val
 	}
-	for _, k := range []string{"state-dir", "timeout", "retries", "parallelism", "insecure", "ssh-accept-new"} {
+	for _, k := range []string{"state-dir", "timeout", "retries", "parallelism", "ca-bundle", "known-hosts"} {
 		out[k] = a.v.GetString(k)
+	}
+	for _, k := range unsafeFlags {
+		out[k] = a.flagOnly(k)
 	}
 	enc := json.NewEncoder(a.stdout) // maps encode with sorted keys
 	enc.SetIndent("", "  ")

@@ -49,9 +49,15 @@ are confirmed only if the probe passes.`,
 	devices := cmd.Flags().StringSlice("device", nil, "apply only these devices")
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := df.validate(a); err != nil {
+			return err
+		}
 		format, err := output()
 		if err != nil {
 			return err
+		}
+		if *canary < 0 {
+			return usageErr("--canary %d: use 0 (no canary) or more", *canary)
 		}
 		if *onFailure != "stop" && *onFailure != "continue" {
 			return usageErr("--on-failure %q: use stop or continue", *onFailure)
@@ -72,6 +78,7 @@ are confirmed only if the probe passes.`,
 			if p, err = compliance.LoadPlan(args[0]); err != nil {
 				return err
 			}
+			a.pinPlanTrust(p)
 			// Hosts and the probe load the plan's intent only if needed.
 			hosts = a.newFleetHosts(nil, p.Intent.Paths)
 			eng = a.engine(df, hosts)
@@ -147,12 +154,15 @@ func newRollbackCommand(a *app) *cobra.Command {
 		Long: `rollback restores every device an earlier run applied to the owned
 configuration it had before that run, with the same safe push and read-back
 as apply. Use it when an apply succeeded but turned out to be wrong.`,
-		Args: requireArgs(1, "RUN_ID"),
+		Args: exactArgs(1, "one RUN_ID"),
 	}
 	output := outputFlag(cmd, "text", "json")
 	autoApprove := cmd.Flags().Bool("auto-approve", false, "do not ask for confirmation")
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := df.validate(a); err != nil {
+			return err
+		}
 		format, err := output()
 		if err != nil {
 			return err

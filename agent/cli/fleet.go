@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 
@@ -22,6 +23,8 @@ type deviceFlags struct {
 	retries      int
 	parallelism  int
 	stateDir     string
+	caBundle     string
+	knownHosts   string
 }
 
 func addDeviceFlags(cmd *cobra.Command) *deviceFlags {
@@ -33,7 +36,57 @@ func addDeviceFlags(cmd *cobra.Command) *deviceFlags {
 	fs.IntVar(&f.retries, "retries", 2, "retries for transient device errors")
 	fs.IntVar(&f.parallelism, "parallelism", 10, "devices handled at once")
 	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where run reports and snapshots are kept")
+	fs.StringVar(&f.caBundle, "ca-bundle", "", "CA bundle that verifies gNMI targets, overriding the intent's security.caBundle (CI should set it)")
+	fs.StringVar(&f.knownHosts, "known-hosts", "", "known_hosts file for SSH, overriding the intent's security.knownHosts (CI should set it)")
 	return f
+}
+
+// validate refuses values no run could use.
+func (f *deviceFlags) validate(a *app) error {
+	switch {
+	case a.v.GetDuration("timeout") <= 0:
+		return usageErr("--timeout %s: use a positive duration", a.v.GetDuration("timeout"))
+	case a.v.GetInt("retries") < 0:
+		return usageErr("--retries %d: use 0 or more", a.v.GetInt("retries"))
+	case a.v.GetInt("parallelism") < 1:
+		return usageErr("--parallelism %d: use 1 or more", a.v.GetInt("parallelism"))
+	}
+	return nil
+}
+
+// trust is the CA bundle and known_hosts to verify devices with: the flags
+// (or ROCEFAB_CA_BUNDLE / ROCEFAB_KNOWN_HOSTS) win over the intent's paths,
+// so a pipeline that plans untrusted pull requests pins its own trust
+// anchors instead of taking them from the change under review.
+func (a *app) trust() (caBundle, knownHosts string) {
+	return a.v.GetString("ca-bundle"), a.v.GetString("known-hosts")
+}
+
+// pinTrust applies the trust overrides to a resolved intent.
+func (a *app) pinTrust(res *intent.Resolved) {
+	if res == nil {
+		return
+	}
+	ca, kh := a.trust()
+	if ca != "" {
+		res.Security.CABundle = ca
+	}
+	if kh != "" {
+		res.Security.KnownHosts = kh
+	}
+}
+
+// pinPlanTrust applies the trust overrides to a saved plan's devices.
+func (a *app) pinPlanTrust(p *compliance.Plan) {
+	ca, kh := a.trust()
+	for i := range p.Devices {
+		if ca != "" {
+			p.Devices[i].Connection.CABundle = ca
+		}
+		if kh != "" {
+			p.Devices[i].Connection.KnownHosts = kh
+		}
+	}
 }
 
 func defaultStateDir() string {
@@ -60,8 +113,8 @@ func (a *app) stateDir(f *deviceFlags) string {
 // values from ROCEFAB_* variables and the config file too. hosts may be nil.
 func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
 	return engine.New(a.renderers, a.drivers, hosts, engine.Options{
-		Insecure:     a.v.GetBool("insecure"),
-		SSHAcceptNew: a.v.GetBool("ssh-accept-new"),
+		Insecure:     a.flagOnly("insecure"),
+		SSHAcceptNew: a.flagOnly("ssh-accept-new"),
 		Timeout:      a.v.GetDuration("timeout"),
 		Retries:      a.v.GetInt("retries"),
 		Parallelism:  a.v.GetInt("parallelism"),
@@ -78,6 +131,7 @@ func (a *app) loadIntent(paths []string) (*intent.Resolved, error) {
 		printDiagnostics(a, diags)
 		return nil, exitWith(ExitFailure)
 	}
+	a.pinTrust(res)
 	for _, d := range diags {
 		fmt.Fprintln(a.stderr, d.String())
 	}

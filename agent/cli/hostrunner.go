@@ -42,7 +42,7 @@ func (a *app) newFleetHosts(res *intent.Resolved, paths []string) *fleetHosts {
 // checked against the intent's known_hosts (or ~/.ssh/known_hosts) and
 // credentials by reference.
 func (a *app) hostExec(load func() (*intent.Resolved, error)) *ssh.Exec {
-	e := &ssh.Exec{AcceptNew: a.v.GetBool("ssh-accept-new"), Timeout: a.v.GetDuration("timeout"), Logger: a.log}
+	e := &ssh.Exec{AcceptNew: a.flagOnly("ssh-accept-new"), Timeout: a.v.GetDuration("timeout"), Logger: a.log}
 	e.Resolve = func(name string) (ssh.ExecTarget, error) {
 		res, err := load()
 		if err != nil {

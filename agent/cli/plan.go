@@ -32,6 +32,9 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 	devices := cmd.Flags().StringSlice("device", nil, "plan only these devices")
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := df.validate(a); err != nil {
+			return err
+		}
 		format, err := output()
 		if err != nil {
 			return err
@@ -67,6 +70,9 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 	devices := cmd.Flags().StringSlice("device", nil, "check only these devices")
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := df.validate(a); err != nil {
+			return err
+		}
 		format, err := output()
 		if err != nil {
 			return err

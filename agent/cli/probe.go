@@ -52,6 +52,9 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 	noCounters := cmd.Flags().Bool("no-counters", false, "do not read switch PFC/ECN counters around the probe")
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := df.validate(a); err != nil {
+			return err
+		}
 		format, err := output()
 		if err != nil {
 			return err
@@ -85,10 +88,13 @@ ACKs SENDs and WRITEs, answers READs, and returns a CNP for every CE-marked
 request, rate-limited so it cannot be used as a reflector. It answers only
 the probe's own P_Key and QP range. 'probe run' on the same host goes
 through it.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 	}
 	pf := addProbeHostFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if pf.port == 0 {
+			return usageErr("--port 0: give the RoCEv2 UDP port (4791)")
+		}
 		pol, name, err := a.probeHostPolicy(pf)
 		if err != nil {
 			return err
@@ -121,7 +127,7 @@ func newProbeRunCommand(a *app) *cobra.Command {
 an intent host name with --intent. It judges against the intent given with
 --intent, or against the built-in defaults. If 'probe serve' runs on this
 host, the run goes through it.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 	}
 	pf := addProbeHostFlags(cmd)
 	output := outputFlag(cmd, "text", "json", "markdown")
@@ -135,6 +141,12 @@ host, the run goes through it.`,
 		}
 		if len(*to) == 0 {
 			return usageErr("probe run needs --to HOST")
+		}
+		if pf.port == 0 {
+			return usageErr("--port 0: give the RoCEv2 UDP port (4791)")
+		}
+		if *count < 0 {
+			return usageErr("--count %d: use a positive number of packets", *count)
 		}
 		pol, name, err := a.probeHostPolicy(pf)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -32,7 +33,18 @@ type app struct {
 	log            *zap.Logger
 	renderers      *renderers.Registry
 	drivers        *drivers.Registry
+	// unsafe holds the verification-disabling flags given on this command
+	// line. They are read from the flag only: never from ROCEFAB_*
+	// variables or the config file, so nothing but an explicit flag turns
+	// verification off.
+	unsafe map[string]bool
 }
+
+// unsafeFlags disable verification; see app.unsafe.
+var unsafeFlags = []string{"insecure", "ssh-accept-new", "git-insecure-ignore-host-key"}
+
+// flagOnly reports whether an unsafe flag was given on the command line.
+func (a *app) flagOnly(name string) bool { return a.unsafe[name] }
 
 // commandFactories are added by each command's file, so adding a verb
 // touches one file.
@@ -57,6 +69,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
 	_ = a.log.Sync()
+	if err != nil && strings.HasPrefix(err.Error(), "unknown command ") {
+		err = &exitError{code: ExitUsage, err: err}
+	}
 	code := exitCode(err)
 	var ee *exitError
 	if err != nil && !(errors.As(err, &ee) && ee.silent) {
@@ -99,13 +114,23 @@ func (a *app) setup(cmd *cobra.Command) error {
 	a.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
 	a.v.AutomaticEnv()
 	var bindErr error
+	a.unsafe = map[string]bool{}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if slices.Contains(unsafeFlags, f.Name) {
+			a.unsafe[f.Name] = f.Changed && f.Value.String() == "true"
+			return
+		}
 		if err := a.v.BindPFlag(f.Name, f); err != nil && bindErr == nil {
 			bindErr = err
 		}
 	})
 	if bindErr != nil {
 		return bindErr
+	}
+	for _, name := range unsafeFlags {
+		if a.unsafe[name] {
+			fmt.Fprintf(a.stderr, "WARNING: --%s: verification is off for this run\n", name)
+		}
 	}
 	if file := a.v.GetString("config"); file != "" {
 		a.v.SetConfigFile(file)
@@ -165,4 +190,25 @@ func requireArgs(min int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// exactArgs wants exactly n arguments; anything else is a usage error.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) < n:
+			return usageErr("missing %s", what)
+		case len(args) > n:
+			return usageErr("unexpected argument %q: give only %s", args[n], what)
+		}
+		return nil
+	}
+}
+
+// noArgs refuses arguments with a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErr("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
 }

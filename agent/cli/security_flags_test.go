@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rocefab/rocefab/agent/engine/enginetest"
+)
+
+// untrustedIntent is a one-switch gNMI fabric whose intent names a CA
+// bundle that does not verify the target (or none at all).
+func untrustedIntent(t *testing.T, caLine string) (path string, fleet *enginetest.Fleet) {
+	t.Helper()
+	f := enginetest.Start(t, []enginetest.Spec{{Name: "leaf-sonic", Kind: enginetest.SONiC}})
+	intent := regexp.MustCompile(`(?m)^    caBundle: .*\n`).ReplaceAll(f.Intent(enginetest.Params{}), []byte(caLine))
+	path = filepath.Join(t.TempDir(), "fabric.yaml")
+	if err := os.WriteFile(path, intent, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, f
+}
+
+// TestInsecureOnlyByFlag: verification is turned off only by the explicit
+// --insecure flag, never by ROCEFAB_INSECURE or the config file.
+func TestInsecureOnlyByFlag(t *testing.T) {
+	path, _ := untrustedIntent(t, "")
+	state := filepath.Join(t.TempDir(), "state")
+	plan := func(extra ...string) (int, string) {
+		code, out, errOut := runCLI(t, "", append([]string{"plan", path, "--state-dir", state, "--timeout", "5s"}, extra...)...)
+		return code, out + errOut
+	}
+	if code, out := plan(); code != ExitFailure {
+		t.Fatalf("untrusted target without --insecure: exit %d\n%s", code, out)
+	}
+	t.Setenv("ROCEFAB_INSECURE", "true")
+	if code, out := plan(); code != ExitFailure {
+		t.Errorf("ROCEFAB_INSECURE=true turned TLS verification off without the flag: exit %d\n%s", code, out)
+	}
+	t.Setenv("ROCEFAB_INSECURE", "")
+	cfg := filepath.Join(t.TempDir(), "rocefab.yaml")
+	if err := os.WriteFile(cfg, []byte("insecure: true\nssh-accept-new: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "", "--config", cfg, "plan", path, "--state-dir", state, "--timeout", "5s")
+	if code != ExitFailure {
+		t.Errorf("insecure: true in the config file turned TLS verification off: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runCLI(t, "", "plan", path, "--state-dir", state, "--timeout", "5s", "--insecure")
+	if code != ExitOK || !strings.Contains(errOut, "WARNING: --insecure") {
+		t.Errorf("--insecure should connect and warn: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestCABundleFlagOverridesTheIntent: a pipeline pins its own trust anchor;
+// a CA bundle named by the intent under review does not replace it.
+func TestCABundleFlagOverridesTheIntent(t *testing.T) {
+	bogus := filepath.Join(t.TempDir(), "pr-supplied-ca.pem")
+	if err := os.WriteFile(bogus, []byte("not a certificate\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path, f := untrustedIntent(t, "    caBundle: "+bogus+"\n")
+	state := filepath.Join(t.TempDir(), "state")
+	if code, out, errOut := runCLI(t, "", "plan", path, "--state-dir", state, "--timeout", "5s"); code != ExitFailure {
+		t.Fatalf("the intent's unusable CA bundle should fail: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCLI(t, "", "plan", path, "--state-dir", state, "--timeout", "5s", "--ca-bundle", f.CABundle); code != ExitOK {
+		t.Fatalf("--ca-bundle should verify the target: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Setenv("ROCEFAB_CA_BUNDLE", f.CABundle)
+	if code, out, errOut := runCLI(t, "", "plan", path, "--state-dir", state, "--timeout", "5s"); code != ExitOK {
+		t.Fatalf("ROCEFAB_CA_BUNDLE should verify the target: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestUsageErrorsExit64: usage errors (bad flags or arguments) exit 64 on
+// every command.
+func TestUsageErrorsExit64(t *testing.T) {
+	basic := "../../examples/basic"
+	for _, args := range [][]string{
+		{"bogus"},
+		{"version", "extra"},
+		{"probe", "serve", "extra"},
+		{"rollback", "run-a", "run-b", "--state-dir", t.TempDir()},
+		{"plan", basic, "--parallelism", "0", "--state-dir", t.TempDir()},
+		{"apply", basic, "--canary", "-1", "--auto-approve", "--state-dir", t.TempDir()},
+		{"drift", basic, "--timeout", "-1s", "--state-dir", t.TempDir()},
+		{"probe", "run", "--to", "192.0.2.1", "--port", "0"},
+		{"validate"},
+		{"plan", basic, "--bogus-flag"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, errOut := runCLI(t, "", args...)
+			if code != ExitUsage {
+				t.Errorf("exit %d, want %d (usage error): %s", code, ExitUsage, errOut)
+			}
+		})
+	}
+}
