@@ -15,6 +15,7 @@ import (
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/validators/consistency"
 )
 
 // fleetHosts puts hosts into the central plan and apply. Hosts in a
@@ -134,6 +135,15 @@ func (f *fleetHosts) PlanHost(ctx context.Context, res *intent.Resolved, h *inte
 	dp.Changes = r.Changes()
 	dp.Warnings = unsupportedNote(r)
 	dp.Notes = r.Notes
+	// What the NIC runs must agree with the switch port it is cabled to;
+	// settings it could not read are checked as rendered.
+	findings, err := consistency.CheckHost(res, f.a.renderers, h, r.Observed)
+	if err != nil {
+		return dp, err
+	}
+	for _, c := range findings {
+		dp.Warnings = append(dp.Warnings, "host/switch mismatch: "+c.Message)
+	}
 	return dp, nil
 }
 

@@ -115,3 +115,41 @@ func TestApplyVerifyConfirmsOnlyWhenTheProbePasses(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanNamesHostSwitchMismatch: plan reads what each host NIC runs and
+// names a NIC that disagrees with the switch port it is cabled to.
+func TestPlanNamesHostSwitchMismatch(t *testing.T) {
+	netnstest.Require(t)
+	l := netnstest.NewLine(t, netnstest.LineOptions{})
+	path := filepath.Join(t.TempDir(), "fabric.yaml")
+	intentYAML := fmt.Sprintf(`apiVersion: rocefab.io/v1alpha1
+kind: Fabric
+metadata: {name: mismatch}
+spec:
+  lossless:
+    mtu: {switch: 9000, host: 9000}
+  switches:
+    - {name: router, platform: linux, transport: netlink, netns: %s, ports: [{names: swp1-2, mode: routed}]}
+  hosts:
+    - {name: a, netns: %s, nics: [{netdev: eth0, address: 192.0.2.1}]}
+    - {name: b, netns: %s, nics: [{netdev: eth0, address: 198.51.100.1}]}
+  links:
+    - {a: a:eth0, b: router:swp1}
+    - {a: b:eth0, b: router:swp2}
+`, l.Router.Name, l.A.Name, l.B.Name)
+	if err := os.WriteFile(path, []byte(intentYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.A.Run("ip", "link", "set", "eth0", "mtu", "9100")
+	code, out, stderr := runCLI(t, "", "plan", "--state-dir", t.TempDir(), path)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	want := "host/switch mismatch: a eth0 MTU 9100 (eth0) exceeds router swp1 MTU 9000"
+	if !strings.Contains(out, want) {
+		t.Fatalf("plan does not name the mismatch %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "host/switch mismatch: b ") {
+		t.Fatalf("host b agrees with its port:\n%s", out)
+	}
+}

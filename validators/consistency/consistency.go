@@ -272,29 +272,40 @@ func sortFindings(fs []Finding) {
 	})
 }
 
-// CheckFabric checks every host-to-switch link. hosts holds read-back
-// settings by host name; a host missing from it (or a nil map) is checked
-// with its desired settings, rendered from the intent. reg gives each
-// switch platform's MTU ("max" is the platform ceiling).
+// CheckFabric checks every cabled host NIC against its switch port. hosts
+// holds read-back settings by host name; a host without them is checked
+// with its rendered (intended) settings.
 func CheckFabric(r *intent.Resolved, reg *renderers.Registry, hosts map[string]*devcfg.HostSettings) ([]Finding, error) {
 	var out []Finding
-	rendered := map[string]*devcfg.HostSettings{}
+	for _, h := range r.Hosts {
+		fs, err := CheckHost(r, reg, h, hosts[h.Name])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+	}
+	sortFindings(out)
+	return out, nil
+}
+
+// CheckHost checks one host's cabled NICs against their switch ports, with
+// its read-back settings, or its rendered ones when settings is nil.
+func CheckHost(r *intent.Resolved, reg *renderers.Registry, h *intent.Host, settings *devcfg.HostSettings) ([]Finding, error) {
+	var out []Finding
 	for _, l := range r.HostLinks() {
-		h := r.Host(l.HostEnd.Device)
-		sw := r.Switch(l.SwitchEnd.Device)
-		if h == nil || sw == nil {
+		if l.HostEnd.Device != h.Name {
 			continue
 		}
-		settings := hosts[h.Name]
+		sw := r.Switch(l.SwitchEnd.Device)
+		if sw == nil {
+			continue
+		}
 		if settings == nil {
-			if rendered[h.Name] == nil {
-				rh, err := host.Render(h, r)
-				if err != nil {
-					return nil, err
-				}
-				rendered[h.Name] = rh.Settings
+			rh, err := host.Render(h, r)
+			if err != nil {
+				return nil, err
 			}
-			settings = rendered[h.Name]
+			settings = rh.Settings
 		}
 		var nic *devcfg.NICSettings
 		for i := range settings.NICs {
@@ -317,7 +328,6 @@ func CheckFabric(r *intent.Resolved, reg *renderers.Registry, hosts map[string]*
 	return out, nil
 }
 
-// article puts "a" or "an" before a port mode.
 func article(mode string) string {
 	if mode != "" && strings.ContainsRune("aeiou", rune(mode[0])) {
 		return "an " + mode
