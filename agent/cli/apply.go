@@ -113,7 +113,13 @@ are confirmed only if the probe passes.`,
 			fmt.Fprintln(a.stderr, "No changes. The fabric matches the intent.")
 			return nil
 		}
-		if !*autoApprove && !confirm(a, p) {
+		// Say what will be refused before asking, and do not ask when
+		// nothing can be applied.
+		ready, held := applicable(p, *allowDisruptive)
+		if held > 0 {
+			fmt.Fprintf(a.stderr, "%d device(s) with traffic-affecting changes will be refused without --allow-disruptive.\n", held)
+		}
+		if ready > 0 && !*autoApprove && !askYes(a, fmt.Sprintf("\nApply these changes to %d device(s)?", ready)) {
 			fmt.Fprintln(a.stderr, "Apply cancelled.")
 			return exitWith(ExitFailure)
 		}
@@ -134,9 +140,20 @@ are confirmed only if the probe passes.`,
 	return cmd
 }
 
-func confirm(a *app, p *compliance.Plan) bool {
-	n := p.Summary.ByStatus[compliance.StatusChanges]
-	return askYes(a, fmt.Sprintf("\nApply these changes to %d device(s)?", n))
+// applicable counts the devices apply will push, and those it will refuse
+// for traffic-affecting changes without --allow-disruptive.
+func applicable(p *compliance.Plan, allowDisruptive bool) (ready, held int) {
+	for _, d := range p.Devices {
+		if d.Status != compliance.StatusChanges && d.Status != compliance.StatusDrifted {
+			continue
+		}
+		if d.Disruptive() && !allowDisruptive {
+			held++
+			continue
+		}
+		ready++
+	}
+	return ready, held
 }
 
 // askYes puts the question on stderr and reads the answer from stdin:
@@ -158,6 +175,7 @@ as apply. Use it when an apply succeeded but turned out to be wrong.`,
 	}
 	output := outputFlag(cmd, "text", "json")
 	autoApprove := cmd.Flags().Bool("auto-approve", false, "do not ask for confirmation")
+	allowDisruptive := cmd.Flags().Bool("allow-disruptive", false, "allow restoring traffic-affecting settings (PFC, buffers, MTU)")
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
@@ -176,7 +194,7 @@ as apply. Use it when an apply succeeded but turned out to be wrong.`,
 			fmt.Fprintln(a.stderr, "Rollback cancelled.")
 			return exitWith(ExitFailure)
 		}
-		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0])
+		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0], engine.RollbackOptions{AllowDisruptive: *allowDisruptive})
 		return finishRun(a, format, rep, err, a.stateDir(df))
 	}
 	return cmd

@@ -27,7 +27,7 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 		Args: requireArgs(1, "intent PATH"),
 	}
 	output := outputFlag(cmd, "text", "json", "markdown")
-	out := cmd.Flags().String("out", "", "save the plan to FILE for `rocefab apply FILE`")
+	out := cmd.Flags().String("out", "", "save the plan to FILE, to run exactly with: rocefab apply FILE")
 	detailed := cmd.Flags().Bool("detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
 	devices := cmd.Flags().StringSlice("device", nil, "plan only these devices")
 	df := addDeviceFlags(cmd)

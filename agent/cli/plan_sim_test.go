@@ -168,7 +168,17 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 			t.Fatalf("a cancelled rollback changed %s", name)
 		}
 	}
-	out = c.want(ExitOK, "", "rollback", rep.ID, "--auto-approve")
+	// Restoring MTU and PFC settings flaps links, as changing them does.
+	out = c.want(ExitFailure, "", "rollback", rep.ID, "--auto-approve")
+	if !strings.Contains(out, "refused") || !strings.Contains(out, "--allow-disruptive") {
+		t.Fatalf("rollback without --allow-disruptive:\n%s", out)
+	}
+	for name, cfg := range c.fleet.Configs() {
+		if cfg != before[name] {
+			t.Fatalf("a refused rollback changed %s", name)
+		}
+	}
+	out = c.want(ExitOK, "", "rollback", rep.ID, "--auto-approve", "--allow-disruptive")
 	if !strings.Contains(out, "Rollback run ") || strings.Count(out, "applied") != 3 {
 		t.Fatalf("rollback:\n%s", out)
 	}
@@ -269,7 +279,7 @@ func TestSimCLIStateDirFromEnvironment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(state, "runs", rep.ID, "report.json")); err != nil {
 		t.Fatalf("the run is not under ROCEFAB_STATE_DIR: %v", err)
 	}
-	if code, out, errOut := runCLI(t, "", "rollback", rep.ID, "--auto-approve"); code != ExitOK {
+	if code, out, errOut := runCLI(t, "", "rollback", rep.ID, "--auto-approve", "--allow-disruptive"); code != ExitOK {
 		t.Fatalf("rollback without --state-dir: exit %d\n%s\n%s", code, out, errOut)
 	}
 

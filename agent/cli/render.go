@@ -42,9 +42,12 @@ platform's native form (CLI, set statements, NVUE commands, config_db JSON or
 gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 		Args: requireArgs(1, "intent PATH"),
 	}
-	outDir := cmd.Flags().String("out-dir", "rendered", "directory to write into")
+	outDir := cmd.Flags().String("out-dir", "", "directory to write into (required)")
 	device := cmd.Flags().String("device", "", "render only this device")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *outDir == "" {
+			return usageErr("render needs --out-dir DIR")
+		}
 		res, diags := lint.Validate(a.renderers, args...)
 		if diags.HasErrors() {
 			printDiagnostics(a, diags)

@@ -99,3 +99,21 @@ func TestUsageErrorsExit64(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyRefusesBeforeAsking: when every change is traffic-affecting and
+// --allow-disruptive is missing, apply says so and does not ask.
+func TestApplyRefusesBeforeAsking(t *testing.T) {
+	f := enginetest.Start(t, []enginetest.Spec{{Name: "leaf-sonic", Kind: enginetest.SONiC}})
+	path := f.WriteIntent(t, "fabric.yaml", enginetest.Params{})
+	before := f.Configs()
+	code, _, errOut := runCLI(t, "", "apply", path, "--state-dir", t.TempDir())
+	if code != ExitFailure || strings.Contains(errOut, "Only 'yes' will be accepted") ||
+		!strings.Contains(errOut, "1 device(s) with traffic-affecting changes will be refused without --allow-disruptive") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	for name, cfg := range f.Configs() {
+		if cfg != before[name] {
+			t.Fatalf("%s changed", name)
+		}
+	}
+}

@@ -514,8 +514,8 @@ func (r *run) probe(ctx context.Context) error {
 		r.say("Linux router to gpu02 and judges what arrives: loss, RTT, DSCP/ECN, CNPs and")
 		r.say("the path MTU, in both directions.")
 	} else {
-		r.say("Over loopback (no namespaces): gpu01 probes gpu02 with real RoCEv2 packets on")
-		r.say("UDP %d; this checks the probe, not a switch path.", r.eps.port)
+		r.say("Over loopback (no namespaces): the hosts gpu01 and gpu02 probe each other with")
+		r.say("real RoCEv2 packets on UDP %d; this checks the probe, not a switch path.", r.eps.port)
 	}
 	r.say("")
 	rep, err := r.runProbe(ctx)

@@ -209,7 +209,7 @@ func TestRollbackRestoresSnapshots(t *testing.T) {
 	if h.plan(old).HasChanges() == false {
 		t.Fatal("after the new apply, the old intent should differ")
 	}
-	rb, err := h.eng.Rollback(context.Background(), h.store, rep.ID)
+	rb, err := h.eng.Rollback(context.Background(), h.store, rep.ID, RollbackOptions{AllowDisruptive: true})
 	if err != nil {
 		t.Fatal(err)
 	}

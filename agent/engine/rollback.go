@@ -6,13 +6,20 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
+
+// RollbackOptions control a rollback.
+type RollbackOptions struct {
+	// AllowDisruptive permits restoring traffic-affecting settings.
+	AllowDisruptive bool
+}
 
 // Rollback puts the devices an earlier run applied back to their snapshots
 // from before that run, with the same safe push and read-back as apply. It
 // is for an apply that succeeded but turned out to be wrong.
-func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*RunReport, error) {
+func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string, opt RollbackOptions) (*RunReport, error) {
 	orig, err := store.LoadReport(runID)
 	if err != nil {
 		return nil, err
@@ -45,7 +52,7 @@ func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*R
 			d := &rep.Devices[i]
 			start := e.opt.Now()
 			d.StartedAt = start.UTC()
-			outcome, reason := e.rollbackDevice(ctx, store, byDevice[d.Device], rep.ID, d)
+			outcome, reason := e.rollbackDevice(ctx, store, byDevice[d.Device], rep.ID, d, opt)
 			d.Outcome, d.Reason = outcome, reason
 			d.DurationMS = e.opt.Now().Sub(start).Milliseconds()
 			e.progressDone(d.Device, outcome != OutcomeApplied && outcome != OutcomeNoChanges)
@@ -63,7 +70,7 @@ func (e *Engine) Rollback(ctx context.Context, store RunStore, runID string) (*R
 
 // rollbackDevice restores one device and records in run the snapshot of
 // what it replaced (so a rollback can be rolled back) and the read-back.
-func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig DeviceRun, newRun string, run *DeviceRun) (Outcome, string) {
+func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig DeviceRun, newRun string, run *DeviceRun, opt RollbackOptions) (Outcome, string) {
 	if orig.Kind == "host" {
 		return OutcomeSkipped, "host NIC settings are runtime state; re-apply the intent instead"
 	}
@@ -82,8 +89,18 @@ func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig Device
 	if err != nil {
 		return OutcomeFailed, deviceMessage(orig.Device, err)
 	}
-	if len(compliance.Diff(snap, now.Owned, e.syntax(orig.Platform), nil)) == 0 {
+	changes := compliance.Diff(snap, now.Owned, e.syntax(orig.Platform), e.classifier(orig.Platform))
+	if len(changes) == 0 {
 		return OutcomeNoChanges, "already at the snapshot"
+	}
+	if !opt.AllowDisruptive {
+		for i := range changes {
+			if changes[i].Disruption == devcfg.TrafficAffecting {
+				// The same guard as apply: restoring an MTU or PFC setting
+				// flaps links just like changing it.
+				return OutcomeRefused, ErrDisruptive.Error() + ": " + disruptiveText(&compliance.DevicePlan{Changes: changes})
+			}
+		}
 	}
 	// Keep a snapshot of what we replace, so a rollback can be rolled back.
 	cur := now.Owned.Clone()
@@ -104,4 +121,12 @@ func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig Device
 		run.Applied = path
 	}
 	return OutcomeApplied, "restored the snapshot taken before the run"
+}
+
+// classifier is the platform's disruption rule, or nil.
+func (e *Engine) classifier(platform string) compliance.Classifier {
+	if entry, err := e.renderers.Lookup(platform); err == nil {
+		return entry.Attrs.Classify
+	}
+	return nil
 }

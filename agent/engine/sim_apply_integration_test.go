@@ -98,7 +98,7 @@ func TestSimRollbackRestoresTheRun(t *testing.T) {
 	}
 	rollback := func(id string) *engine.RunReport {
 		t.Helper()
-		rb, err := h.engine().Rollback(h.ctx, h.store, id)
+		rb, err := h.engine().Rollback(h.ctx, h.store, id, engine.RollbackOptions{AllowDisruptive: true})
 		if err != nil {
 			t.Fatal(err)
 		}

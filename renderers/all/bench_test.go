@@ -38,7 +38,7 @@ func benchSwitches(b *testing.B, reg *renderers.Registry, n int) []*intent.Switc
 }
 
 // BenchmarkRender renders 2,000 switches per iteration; switches/s is the
-// figure BENCHMARKS-renderers.md records (target: 5,000 on one core).
+// figure BENCHMARKS.md records (target: 5,000 on one core).
 //
 //	go test ./renderers/all -run '^$' -bench Render -cpu 1
 func BenchmarkRender(b *testing.B) {

@@ -19,7 +19,7 @@ import (
 
 // The benchmarks run on veth through a router namespace (host A – router –
 // host B), the probe and a plain UDP baseline on the same path, in the same
-// run, so the ratio is what matters. See BENCHMARKS-probe.md.
+// run, so the ratio is what matters. See BENCHMARKS.md, "Probe".
 
 const benchAckEvery = 64 // AckReq on every 64th packet in the throughput test
 
