@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -220,7 +221,8 @@ func ParseGTs(s string) (float64, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v <= 0 {
+	// !(v > 0) also rejects NaN, which compares false with every speed.
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
 		return 0, false
 	}
 	return v, true
@@ -314,6 +316,9 @@ func ParseGID(s string) (netip.Addr, error) {
 	}
 	if !a.Is6() {
 		return netip.Addr{}, fmt.Errorf("GID %q is not 128 bits", s)
+	}
+	if a.Zone() != "" {
+		return netip.Addr{}, fmt.Errorf("GID %q carries an IPv6 zone; a GID has none", s)
 	}
 	return a, nil
 }

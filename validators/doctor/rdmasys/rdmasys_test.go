@@ -1,7 +1,11 @@
 package rdmasys_test
 
 import (
+	"math"
 	"net/netip"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -106,6 +110,7 @@ func TestParseGTs(t *testing.T) {
 	}{
 		{"8.0 GT/s", 8, true}, {"16.0 GT/s PCIe", 16, true}, {"2.5 GT/s", 2.5, true},
 		{"Unknown", 0, false}, {"Unknown speed", 0, false}, {"", 0, false}, {"x GT/s", 0, false},
+		{"NaN GT/s", 0, false}, {"+Inf GT/s", 0, false}, {"-8.0 GT/s", 0, false},
 	} {
 		got, ok := rdmasys.ParseGTs(tc.in)
 		if got != tc.want || ok != tc.ok {
@@ -185,6 +190,60 @@ func FuzzParseGIDListing(f *testing.F) {
 			if !g.GID.Is6() || g.GID.IsUnspecified() {
 				t.Fatalf("bad GID kept: %+v", g)
 			}
+		}
+	})
+}
+
+// sysfsGID is the form the kernel writes to ports/<n>/gids/<i>.
+var sysfsGID = regexp.MustCompile(`^[0-9a-f]{4}(:[0-9a-f]{4}){7}$`)
+
+// FuzzParseGID: an accepted GID is 128 bits without a zone, a GID in the
+// kernel's form re-formats to the same text, and any accepted text form
+// parses back to the same GID from its printed forms.
+func FuzzParseGID(f *testing.F) {
+	// Seeds in testdata/fuzz/FuzzParseGID: sysfs GIDs (RoCE v2 IPv4-mapped,
+	// link-local, global IPv6, unused zero entry) and other text forms.
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := rdmasys.ParseGID(s)
+		if err != nil {
+			if a.IsValid() {
+				t.Fatalf("ParseGID(%q) = %s with error %v", s, a, err)
+			}
+			return
+		}
+		if !a.Is6() || a.Zone() != "" {
+			t.Fatalf("ParseGID(%q) = %s: not a 128-bit GID", s, a)
+		}
+		if text := strings.TrimSpace(s); sysfsGID.MatchString(text) && a.StringExpanded() != text {
+			t.Fatalf("ParseGID(%q) re-formats as %q", s, a.StringExpanded())
+		}
+		for _, text := range []string{a.StringExpanded(), a.String()} {
+			if back, err := rdmasys.ParseGID(text); err != nil || back != a {
+				t.Fatalf("ParseGID(%q) = %s prints as %q, which parses to %s, %v", s, a, text, back, err)
+			}
+		}
+	})
+}
+
+// FuzzParseGTs: an accepted link speed is a positive, finite number that
+// reads back the same from its shortest text; anything else is (0, false).
+func FuzzParseGTs(f *testing.F) {
+	// Seeds in testdata/fuzz/FuzzParseGTs: current_link_speed as PCIe Gen1
+	// to Gen6 kernels write it, "Unknown", and malformed speeds.
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := rdmasys.ParseGTs(s)
+		if !ok {
+			if v != 0 {
+				t.Fatalf("ParseGTs(%q) = %v, false", s, v)
+			}
+			return
+		}
+		if !(v > 0) || math.IsInf(v, 0) {
+			t.Fatalf("ParseGTs(%q) = %v", s, v)
+		}
+		text := strconv.FormatFloat(v, 'f', -1, 64) + " GT/s PCIe"
+		if back, ok := rdmasys.ParseGTs(text); !ok || back != v {
+			t.Fatalf("ParseGTs(%q) = %v; %q reads back as %v, %v", s, v, text, back, ok)
 		}
 	})
 }
