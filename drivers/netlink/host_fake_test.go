@@ -382,7 +382,7 @@ func TestPauseValues(t *testing.T) {
 	if err != nil || p.Autoneg != 1 || p.RxPause != 0 || p.TxPause != 1 {
 		t.Errorf("parse = %+v, %v", p, err)
 	}
-	for _, bad := range []string{"rx=maybe", "speed=on", "rx"} {
+	for _, bad := range []string{"rx=maybe", "speed=on", "rx", "", " \n"} {
 		if _, err := parsePause(bad); err == nil {
 			t.Errorf("parsePause(%q) accepted", bad)
 		}

@@ -396,7 +396,7 @@ func (h *Host) pauseStep(nic string) *step {
 			if err != nil {
 				return "", err
 			}
-			return fmt.Sprintf("autoneg=%s rx=%s tx=%s", onOff(p.Autoneg), onOff(p.RxPause), onOff(p.TxPause)), nil
+			return formatPause(p), nil
 		},
 		write: func(_ context.Context, v string) error {
 			p, err := h.pause(nic)
@@ -435,9 +435,19 @@ func (h *Host) pauseStep(nic string) *step {
 	}
 }
 
+// formatPause is the read-back form parsePause reads.
+func formatPause(p ethtool.Pause) string {
+	return fmt.Sprintf("autoneg=%s rx=%s tx=%s", onOff(p.Autoneg), onOff(p.RxPause), onOff(p.TxPause))
+}
+
 func parsePause(s string) (ethtool.Pause, error) {
 	var p ethtool.Pause
-	for _, f := range strings.Fields(s) {
+	fields := strings.Fields(s)
+	if len(fields) == 0 {
+		// An empty restore value must not quietly turn pause off.
+		return p, fmt.Errorf("empty pause value: want autoneg=on|off rx=on|off tx=on|off")
+	}
+	for _, f := range fields {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || (v != "on" && v != "off") {
 			return p, fmt.Errorf("pause value %q: want autoneg=on|off rx=on|off tx=on|off", s)
