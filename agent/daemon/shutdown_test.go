@@ -21,7 +21,10 @@ func TestShutdownCancelsRunsCleanly(t *testing.T) {
 	f.converge("150KB", "9216")
 	a := f.start(f.config(), f.deps())
 	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
-	f.sims["leaf1"].SetFaults(gnmisim.Faults{Delay: 3 * time.Second})
+	// The device would answer after a minute; stopping sooner shows the
+	// check was cancelled, with no tighter bound for a loaded machine.
+	const answerAfter = time.Minute
+	f.sims["leaf1"].SetFaults(gnmisim.Faults{Delay: answerAfter})
 	resp, err := http.Post(a.base+"/api/v1/runs?kind=drift", "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -37,8 +40,8 @@ func TestShutdownCancelsRunsCleanly(t *testing.T) {
 	})
 	start := time.Now()
 	a.stop()
-	if d := time.Since(start); d > 2500*time.Millisecond {
-		t.Fatalf("stopping took %s: the check was not cancelled", d)
+	if d := time.Since(start); d >= answerAfter {
+		t.Fatalf("stopping took %s: it waited for the device instead of cancelling the check", d)
 	}
 	db, err := history.Open(filepath.Join(f.stateDir, HistoryFile), nil)
 	if err != nil {
