@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -97,6 +98,13 @@ func (c *Config) Filter(scope Scope) *Config {
 				out.Paths[p] = v
 			}
 		}
+		for _, i := range scope.Implied {
+			if v, ok := c.Paths[i.By]; ok {
+				if _, held := out.Paths[i.Path]; !held {
+					out.Paths[i.Path] = v
+				}
+			}
+		}
 	case ShapeHost:
 		if c.Host != nil {
 			h := c.Host.Clone()
@@ -115,6 +123,18 @@ type Scope struct {
 	// PathPrefixes own any path starting with the string, e.g.
 	// "/WRED_PROFILE/ROCEFAB_" for every rocefab-named profile.
 	PathPrefixes []string `json:"pathPrefixes,omitempty"`
+	// Implied lists owned paths that another running path implies; see
+	// ImpliedPath.
+	Implied []ImpliedPath `json:"implied,omitempty"`
+}
+
+// ImpliedPath says that running path By implies owned path Path: Filter
+// shows Path (with By's value) where the running config holds By. A Cumulus
+// port that inherits every VLAN of its bridge (parsed as "... vlan all")
+// is a member of the lossless VLAN that rocefab owns ("... vlan 100").
+type ImpliedPath struct {
+	Path string `json:"path"`
+	By   string `json:"by"`
 }
 
 // LineOwner owns tree lines under an exact parent path (empty for top level)
@@ -122,18 +142,25 @@ type Scope struct {
 // otherwise only the line itself is owned, and Parents are context.
 // Exact owns only the line equal to Prefix, so "vlan 100" does not also
 // own "vlan 1000" and "switchport" does not own "switchport mode trunk".
+// ImpliedBy (with Exact) lists running lines under the same Parents that
+// imply the owned line: Filter shows Prefix in their place, so a trunk
+// that allows every VLAN ("switchport trunk allowed vlan all") counts as a
+// member of the lossless one ("switchport trunk allowed vlan add 100").
 type LineOwner struct {
-	Parents []string `json:"parents,omitempty"`
-	Prefix  string   `json:"prefix"`
-	Subtree bool     `json:"subtree,omitempty"`
-	Exact   bool     `json:"exact,omitempty"`
+	Parents   []string `json:"parents,omitempty"`
+	Prefix    string   `json:"prefix"`
+	Subtree   bool     `json:"subtree,omitempty"`
+	Exact     bool     `json:"exact,omitempty"`
+	ImpliedBy []string `json:"impliedBy,omitempty"`
 }
 
 // Clone returns a deep copy.
 func (s Scope) Clone() Scope {
-	out := Scope{Paths: append([]string(nil), s.Paths...), PathPrefixes: append([]string(nil), s.PathPrefixes...)}
+	out := Scope{Paths: append([]string(nil), s.Paths...), PathPrefixes: append([]string(nil), s.PathPrefixes...),
+		Implied: append([]ImpliedPath(nil), s.Implied...)}
 	for _, l := range s.Lines {
 		l.Parents = append([]string(nil), l.Parents...)
+		l.ImpliedBy = append([]string(nil), l.ImpliedBy...)
 		out.Lines = append(out.Lines, l)
 	}
 	return out
@@ -144,6 +171,7 @@ func (s *Scope) Merge(other Scope) {
 	s.Lines = append(s.Lines, other.Lines...)
 	s.Paths = append(s.Paths, other.Paths...)
 	s.PathPrefixes = append(s.PathPrefixes, other.PathPrefixes...)
+	s.Implied = append(s.Implied, other.Implied...)
 }
 
 // OwnsPath reports whether a Paths key is owned.
@@ -173,6 +201,12 @@ func (s Scope) filterTree(t *Tree) *Tree {
 	walk = func(parents []string, nodes []*Node) []*Node {
 		var kept []*Node
 		for _, n := range nodes {
+			if implied := s.impliedLines(parents, n.Line); len(implied) > 0 {
+				for _, l := range implied {
+					kept = append(kept, &Node{Line: l})
+				}
+				continue
+			}
 			switch s.lineOwnership(parents, n.Line) {
 			case ownSubtree:
 				kept = append(kept, n.Clone())
@@ -199,6 +233,18 @@ func (s Scope) OwnsLine(parents []string, line string) bool {
 		}
 	}
 	return s.lineOwnership(parents, line) != ownNone
+}
+
+// impliedLines returns the owned lines a running line under parents
+// implies (LineOwner.ImpliedBy).
+func (s Scope) impliedLines(parents []string, line string) []string {
+	var out []string
+	for _, o := range s.Lines {
+		if o.Exact && len(o.ImpliedBy) > 0 && equalLines(o.Parents, parents) && slices.Contains(o.ImpliedBy, line) {
+			out = append(out, o.Prefix)
+		}
+	}
+	return out
 }
 
 type ownership int

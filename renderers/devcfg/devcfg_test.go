@@ -237,3 +237,170 @@ func TestDecodeObjectAndParseValue(t *testing.T) {
 		}
 	}
 }
+
+func TestNegationRewritesListMembers(t *testing.T) {
+	syn := Syntax{Style: StyleCLITree, Negate: "no ", Exit: "exit", NegateRewrite: map[string]string{
+		"switchport trunk allowed vlan add ": "switchport trunk allowed vlan remove ",
+		"switchport ":                        "no switchport ", // shorter key: the longest one wins
+	}}
+	for line, want := range map[string]string{
+		"switchport trunk allowed vlan add 100": "switchport trunk allowed vlan remove 100",
+		"switchport mode trunk":                 "no switchport mode trunk",
+		"mtu 9216":                              "no mtu 9216",
+	} {
+		if got := syn.Negation(line); got != want {
+			t.Errorf("Negation(%q) = %q, want %q", line, got, want)
+		}
+	}
+	p := BuildPatch([]Change{
+		{Action: Add, Parents: []string{"interface Ethernet1/1"}, Path: "switchport trunk allowed vlan add 101", New: "switchport trunk allowed vlan add 101"},
+		{Action: Remove, Parents: []string{"interface Ethernet1/1"}, Path: "switchport trunk allowed vlan add 100", Old: "switchport trunk allowed vlan add 100"},
+		{Action: Remove, Parents: []string{"interface Ethernet1/1"}, Path: "mtu 9216", Old: "mtu 9216"},
+	}, syn)
+	want := "interface Ethernet1/1\nswitchport trunk allowed vlan add 101\nswitchport trunk allowed vlan remove 100\nno mtu 9216\nexit"
+	if got := strings.Join(p.Lines, "\n"); got != want {
+		t.Fatalf("patch:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestFilterShowsImpliedMembers(t *testing.T) {
+	tr, _ := ParseIndented("interface Ethernet1/1\n  switchport mode trunk\n  switchport trunk allowed vlan all\n"+
+		"interface Ethernet1/2\n  switchport trunk allowed vlan add 10\n  switchport trunk allowed vlan add 100\n"+
+		"interface Ethernet1/3\n  switchport trunk allowed vlan all\n", "!")
+	member := func(port string) LineOwner {
+		return LineOwner{Parents: []string{port}, Prefix: "switchport trunk allowed vlan add 100", Exact: true,
+			ImpliedBy: []string{"switchport trunk allowed vlan all"}}
+	}
+	scope := Scope{Lines: []LineOwner{member("interface Ethernet1/1"), member("interface Ethernet1/2")}}
+	got := (&Config{Shape: ShapeTree, Tree: tr}).Filter(scope.Clone()).Text()
+	// Ethernet1/3 is not in scope: its "all" implies nothing rocefab owns.
+	want := "interface Ethernet1/1\n  switchport trunk allowed vlan add 100\ninterface Ethernet1/2\n  switchport trunk allowed vlan add 100\n"
+	if got != want {
+		t.Fatalf("filtered:\n%s\nwant:\n%s", got, want)
+	}
+	if scope.OwnsLine([]string{"interface Ethernet1/1"}, "switchport trunk allowed vlan all") {
+		t.Error("the implying line itself is not owned: it must never be removed")
+	}
+
+	paths := Paths{
+		"interface swp1 bridge domain br_default vlan all": Empty,
+		"interface swp2 bridge domain br_default vlan 10":  Empty,
+		"interface swp3 bridge domain br_default vlan 100": Empty,
+	}
+	ps := Scope{}
+	for _, port := range []string{"swp1", "swp2", "swp3"} {
+		owned := "interface " + port + " bridge domain br_default vlan 100"
+		ps.Paths = append(ps.Paths, owned)
+		ps.Implied = append(ps.Implied, ImpliedPath{Path: owned, By: "interface " + port + " bridge domain br_default vlan all"})
+	}
+	gotPaths := (&Config{Shape: ShapePaths, Paths: paths}).Filter(ps.Clone()).Paths.Text()
+	wantPaths := "interface swp1 bridge domain br_default vlan 100 = {}\ninterface swp3 bridge domain br_default vlan 100 = {}\n"
+	if gotPaths != wantPaths {
+		t.Fatalf("filtered paths:\n%s\nwant:\n%s", gotPaths, wantPaths)
+	}
+}
+
+func TestIDLists(t *testing.T) {
+	ids, err := ParseIDList("200, 10,100-102,101", 1, 4094)
+	if err != nil || FormatIDList(ids) != "10,100-102,200" {
+		t.Fatalf("ParseIDList = %v, %v", ids, err)
+	}
+	for _, bad := range []string{"", "0", "4095", "10-5", "a", "1,,2", "1-"} {
+		if _, err := ParseIDList(bad, 1, 4094); err == nil {
+			t.Errorf("ParseIDList(%q) accepted", bad)
+		}
+	}
+	if got := FormatIDList([]int{3, 1, 2, 2, 7}); got != "1-3,7" {
+		t.Errorf("FormatIDList = %q", got)
+	}
+}
+
+var trunkList = MemberList{
+	Prefix: "switchport trunk allowed vlan ", Member: "switchport trunk allowed vlan add ",
+	All: "switchport trunk allowed vlan all", None: "switchport trunk allowed vlan none", Lo: 1, Hi: 4094,
+}
+
+func TestMemberListExpand(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		in       string
+		trunk    bool
+		wantList string // the member lines, joined by "|"
+	}{
+		{"one line", "switchport trunk allowed vlan 10,100,200-201", true, "add 10|add 100|add 200|add 201"},
+		{"NX-OS continuation lines", "switchport trunk allowed vlan 10\nswitchport trunk allowed vlan add 300-301,100", true, "add 10|add 100|add 300|add 301"},
+		{"no list on a trunk: every VLAN", "switchport mode trunk", true, "all"},
+		{"no list on an access port", "switchport mode access", false, ""},
+		{"explicit full range", "switchport trunk allowed vlan 1-4094", true, "all"},
+		{"none", "switchport trunk allowed vlan none", true, "none"},
+		{"except", "switchport trunk allowed vlan except 2-4094", true, "add 1"},
+		{"remove empties", "switchport trunk allowed vlan 5\nswitchport trunk allowed vlan remove 5", true, "none"},
+		{"members re-read", "switchport trunk allowed vlan add 100\nswitchport trunk allowed vlan add 10", true, "add 10|add 100"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var nodes []*Node
+			for _, l := range strings.Split(tc.in, "\n") {
+				nodes = append(nodes, &Node{Line: l})
+			}
+			var got []string
+			for _, n := range trunkList.Expand(nodes, tc.trunk) {
+				if rest, ok := strings.CutPrefix(n.Line, "switchport trunk allowed vlan "); ok {
+					got = append(got, rest)
+				}
+			}
+			if strings.Join(got, "|") != tc.wantList {
+				t.Fatalf("members = %q, want %q", strings.Join(got, "|"), tc.wantList)
+			}
+		})
+	}
+	// A list that does not parse is left alone.
+	bad := []*Node{{Line: "switchport trunk allowed vlan 10,zz"}}
+	if got := trunkList.Expand(bad, true); len(got) != 1 || got[0].Line != bad[0].Line {
+		t.Fatalf("unparsable list rewritten: %v", got)
+	}
+	// Other lines keep their place; the members stand where the list stood.
+	nodes := []*Node{{Line: "description x"}, {Line: "switchport trunk allowed vlan 20,10"}, {Line: "mtu 9216"}}
+	var lines []string
+	for _, n := range trunkList.Expand(nodes, true) {
+		lines = append(lines, n.Line)
+	}
+	if want := "description x|switchport trunk allowed vlan add 10|switchport trunk allowed vlan add 20|mtu 9216"; strings.Join(lines, "|") != want {
+		t.Fatalf("order = %q", strings.Join(lines, "|"))
+	}
+}
+
+// FuzzMemberListExpand: Expand never panics, its member lines read back
+// to the same model (printing the model and parsing it again is stable),
+// and any ID list it accepts prints and parses back to the same IDs.
+func FuzzMemberListExpand(f *testing.F) {
+	f.Add("switchport mode trunk\nswitchport trunk allowed vlan 10,100-102\nswitchport trunk allowed vlan add 4000-4094", true)
+	f.Add("switchport trunk allowed vlan except 1-10\nswitchport trunk allowed vlan remove 20", false)
+	f.Add("switchport trunk allowed vlan none", true)
+	f.Add("switchport mode trunk", true)
+	f.Fuzz(func(t *testing.T, text string, trunk bool) {
+		var nodes []*Node
+		for _, l := range strings.Split(text, "\n") {
+			nodes = append(nodes, &Node{Line: l})
+			if rest, ok := strings.CutPrefix(l, trunkList.Prefix); ok {
+				if ids, err := ParseIDList(rest, 1, 4094); err == nil {
+					again, err := ParseIDList(FormatIDList(ids), 1, 4094)
+					if err != nil || FormatIDList(again) != FormatIDList(ids) {
+						t.Fatalf("ID list %q does not print and read back: %v", rest, err)
+					}
+				}
+			}
+		}
+		once := trunkList.Expand(nodes, trunk)
+		twice := trunkList.Expand(once, trunk)
+		join := func(ns []*Node) string {
+			var b strings.Builder
+			for _, n := range ns {
+				b.WriteString(n.Line + "\n")
+			}
+			return b.String()
+		}
+		if join(once) != join(twice) {
+			t.Fatalf("expanding the model again changes it:\n%s---\n%s", join(once), join(twice))
+		}
+	})
+}

@@ -60,7 +60,8 @@ func statement(prefix, path, value string) string {
 }
 
 // cliTreeLines enters each change's context, applies it and leaves again,
-// sharing context between consecutive changes under the same parents.
+// sharing context between consecutive changes under the same parents. A
+// removed line is negated with Syntax.Negation.
 func cliTreeLines(changes []Change, syn Syntax) []string {
 	var out []string
 	var ctx []string
@@ -90,7 +91,7 @@ func cliTreeLines(changes []Change, syn Syntax) []string {
 		case Modify:
 			out = append(out, c.New)
 		case Remove:
-			out = append(out, syn.Negate+c.Old)
+			out = append(out, syn.Negation(c.Old))
 		}
 	}
 	leave(0)

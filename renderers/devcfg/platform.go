@@ -1,5 +1,7 @@
 package devcfg
 
+import "strings"
+
 // Platform is what a driver needs to know about a platform, as data. The
 // agent takes it from the renderer registry and hands it to the driver, so
 // drivers never import a renderer.
@@ -78,6 +80,27 @@ type Syntax struct {
 	// same key replaces the old one ("mtu 9216" replaces "mtu 1500"), so the
 	// diff shows a modification.
 	LineKeys []string
+	// NegateRewrite removes a CLI line that starts with a key by replacing
+	// that prefix with the value instead of prefixing Negate: a list
+	// member "switchport trunk allowed vlan add 100" is removed with
+	// "switchport trunk allowed vlan remove 100", because "no switchport
+	// trunk allowed vlan ..." would reset the whole list. See Negation.
+	NegateRewrite map[string]string
+}
+
+// Negation is the command that removes a CLI line: the line with its
+// longest NegateRewrite prefix replaced, else Negate followed by the line.
+func (s Syntax) Negation(line string) string {
+	best := ""
+	for k := range s.NegateRewrite {
+		if len(k) > len(best) && strings.HasPrefix(line, k) {
+			best = k
+		}
+	}
+	if best == "" {
+		return s.Negate + line
+	}
+	return s.NegateRewrite[best] + line[len(best):]
 }
 
 // LineKey returns the key a tree line is matched by: the longest LineKeys
