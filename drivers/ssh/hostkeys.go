@@ -21,9 +21,16 @@ type hostKeyError struct {
 	fingerprint string
 	file        string
 	changed     bool
+	noFile      bool   // file does not exist
+	keyscan     string // with noFile: the command that fetches the key
 }
 
 func (e *hostKeyError) Error() string {
+	if e.noFile {
+		return fmt.Sprintf("cannot check host key %s of %s: known_hosts file %s does not exist "+
+			"(create it with the device's key, e.g. `%s >> %s` after checking the fingerprint; "+
+			"point --known-hosts at another file; or trust on first use with --ssh-accept-new)", e.fingerprint, e.host, e.file, e.keyscan, e.file)
+	}
 	if e.changed {
 		return fmt.Sprintf("host key for %s CHANGED (now %s) and does not match %s: refusing to connect (possible man-in-the-middle; if the device was replaced, remove its old entry)", e.host, e.fingerprint, e.file)
 	}
@@ -55,7 +62,13 @@ func defaultKnownHosts() (string, error) {
 func (p *hostKeyPolicy) callback(addr string) (gossh.HostKeyCallback, []string, error) {
 	if _, err := os.Stat(p.file); errors.Is(err, os.ErrNotExist) {
 		if !p.acceptNew {
-			return nil, nil, &hostKeyError{host: knownhosts.Normalize(addr), fingerprint: "(not yet seen)", file: p.file}
+			// Refuse in the handshake, not before it: an unreachable device
+			// is then reported unreachable, and a reachable one names the
+			// key it presented.
+			return func(hostname string, _ net.Addr, key gossh.PublicKey) error {
+				return &hostKeyError{host: knownhosts.Normalize(hostname), fingerprint: gossh.FingerprintSHA256(key), file: p.file,
+					noFile: true, keyscan: keyscanCommand(hostname)}
+			}, nil, nil
 		}
 		if err := os.MkdirAll(filepath.Dir(p.file), 0o700); err != nil {
 			return nil, nil, err
@@ -94,6 +107,16 @@ func (p *hostKeyPolicy) callback(addr string) (gossh.HostKeyCallback, []string, 
 		return &hostKeyError{host: knownhosts.Normalize(hostname), fingerprint: gossh.FingerprintSHA256(key) + " (" + err.Error() + ")", file: p.file, changed: true}
 	}
 	return cb, db.HostKeyAlgorithms(addr), nil
+}
+
+// keyscanCommand is the ssh-keyscan command line that prints the keys of
+// hostname ("host:port").
+func keyscanCommand(hostname string) string {
+	host, port, err := net.SplitHostPort(hostname)
+	if err != nil {
+		host, port = hostname, "22"
+	}
+	return "ssh-keyscan -p " + port + " " + host
 }
 
 // record appends a known_hosts line under an advisory lock on the file, so

@@ -6,10 +6,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -47,7 +49,7 @@ func TestHostKeyPolicy(t *testing.T) {
 	}{
 		{"known key", func(sim *sshsim.Sim) string { return sim.KnownHostsLine() + "\n" }, false, "", true},
 		{"unknown host refused", func(*sshsim.Sim) string { return "" }, false, "unknown host key", false},
-		{"no known_hosts file refused", func(*sshsim.Sim) string { return "-" }, false, "unknown host key", false},
+		{"no known_hosts file refused", func(*sshsim.Sim) string { return "-" }, false, "does not exist", false},
 		{"unknown host trusted on first use", func(*sshsim.Sim) string { return "" }, true, "", true},
 		{"no file, trusted on first use", func(*sshsim.Sim) string { return "-" }, true, "", true},
 		{"changed key refused", func(sim *sshsim.Sim) string {
@@ -231,3 +233,83 @@ func TestSecretsNeverLogged(t *testing.T) {
 }
 
 func toString(v any) string { return fmt.Sprint(v) }
+
+// closedAddress is a loopback address where nothing listens.
+func closedAddress(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// TestMissingKnownHostsFile: without a known_hosts file the error says the
+// file does not exist and how to create it, names the key the device
+// presented, and leaves no file behind.
+func TestMissingKnownHostsFile(t *testing.T) {
+	sim, _ := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
+	kh := filepath.Join(t.TempDir(), "ssh", "known_hosts")
+	err := openErr(t, testOptions(sim, kh, nxosTest, nil))
+	if !errors.Is(err, drivers.ErrTrust) || errors.Is(err, drivers.ErrUnreachable) {
+		t.Fatalf("want ErrTrust, got %v", err)
+	}
+	pub, _, _, _, perr := gossh.ParseAuthorizedKey([]byte(strings.TrimPrefix(sim.KnownHostsLine(), knownHostsHost(sim)+" ")))
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	host, port, _ := net.SplitHostPort(sim.Addr())
+	for _, want := range []string{"known_hosts file " + kh + " does not exist", gossh.FingerprintSHA256(pub),
+		"ssh-keyscan -p " + port + " " + host + " >> " + kh, "--known-hosts", "--ssh-accept-new"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "not in "+kh) {
+		t.Errorf("error says the key is not in a file that does not exist:\n%v", err)
+	}
+	if sim.AuthAttempts() != 0 {
+		t.Error("credentials were offered to an unverified host")
+	}
+	if _, err := os.Stat(kh); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("known_hosts created without --ssh-accept-new: %v", err)
+	}
+}
+
+// TestUnreachableWithoutKnownHosts: a device that refuses the TCP
+// connection is unreachable, whether or not its known_hosts file exists;
+// host-key trust only comes into question once it answers.
+func TestUnreachableWithoutKnownHosts(t *testing.T) {
+	addr := closedAddress(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		known string
+	}{
+		{"no known_hosts file", filepath.Join(dir, "missing", "known_hosts")},
+		{"empty known_hosts file", filepath.Join(dir, "empty_known_hosts")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(tc.known, "empty") {
+				if err := os.WriteFile(tc.known, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			opt := drivers.Options{Device: "gone", Address: addr, Platform: nxosTest, SSH: drivers.SSHOptions{KnownHostsFile: tc.known},
+				Timeout: 5 * time.Second, Retries: 1, Backoff: 10 * time.Millisecond}.WithDefaults()
+			err := openErr(t, opt)
+			if !errors.Is(err, drivers.ErrUnreachable) || errors.Is(err, drivers.ErrTrust) {
+				t.Fatalf("driver: want ErrUnreachable (not ErrTrust), got %v", err)
+			}
+			e := &Exec{KnownHostsFile: tc.known, Timeout: 5 * time.Second, Resolve: func(string) (ExecTarget, error) {
+				return ExecTarget{Address: addr, Creds: drivers.Credentials{Username: "ops", Password: "pw"}}, nil
+			}}
+			_, err = e.Run(testCtx(t), "gpu-gone", "true", nil)
+			if !errors.Is(err, drivers.ErrUnreachable) || errors.Is(err, drivers.ErrTrust) {
+				t.Fatalf("exec: want ErrUnreachable (not ErrTrust), got %v", err)
+			}
+		})
+	}
+}
