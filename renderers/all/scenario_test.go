@@ -13,13 +13,13 @@ import (
 // scenarios are the example intents every platform is rendered from.
 var scenarios = []string{"basic", "ai-cluster"}
 
-// loadScenario resolves examples/<name>, or skips when it does not exist
-// yet (ai-cluster is written separately).
+// loadScenario resolves examples/<name>; a missing example fails the test
+// (every scenario is part of the checkout).
 func loadScenario(tb testing.TB, name string) *intent.Resolved {
 	tb.Helper()
 	dir := filepath.Join("..", "..", "examples", name)
 	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("scenario %s: %s does not exist yet", name, dir)
+		tb.Fatalf("scenario %s: %v", name, err)
 	}
 	fab, diags := intent.Load(dir)
 	if fab == nil || diags.HasErrors() {
@@ -46,8 +46,8 @@ func (c renderCase) goldenPath() string {
 	return filepath.Join("..", c.entry.Name, "testdata", c.scenario, c.sw.Name+c.entry.Attrs.FileExt)
 }
 
-// forEachSwitch runs fn for every switch of every scenario in a subtest;
-// switches whose platform nobody registered yet are skipped by name.
+// forEachSwitch runs fn for every switch of every scenario in a subtest; a
+// switch whose platform is not registered fails its subtest.
 func forEachSwitch(t *testing.T, reg *renderers.Registry, fn func(t *testing.T, c renderCase)) {
 	for _, scenario := range scenarios {
 		t.Run(scenario, func(t *testing.T) {
@@ -56,7 +56,7 @@ func forEachSwitch(t *testing.T, reg *renderers.Registry, fn func(t *testing.T, 
 				t.Run(sw.Name, func(t *testing.T) {
 					entry, err := reg.Lookup(sw.Platform)
 					if err != nil {
-						t.Skipf("platform %s is not registered yet", sw.Platform)
+						t.Fatalf("platform %s is not registered in renderers/all: %v", sw.Platform, err)
 					}
 					fn(t, renderCase{scenario: scenario, sw: sw, entry: entry})
 				})
