@@ -1,6 +1,3 @@
-// Package yangdir finds the shared OpenConfig YANG models for tests. They
-// are read where they are (never copied into the repository): from
-// ROCEFAB_YANG_DIR, else ../shared/yang beside the checkout.
 package yangdir
 
 import (

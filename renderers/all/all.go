@@ -1,5 +1,3 @@
-// Package all registers every platform renderer: the single list to edit
-// when a platform is added.
 package all
 
 import (
