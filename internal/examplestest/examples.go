@@ -19,13 +19,13 @@ func Dir(tb testing.TB, name string) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "examples", name)
 }
 
-// Resolved loads and resolves examples/<name>; a missing example skips
-// the test.
+// Resolved loads and resolves examples/<name>. The examples are part of
+// the checkout, so a missing one fails the test rather than skipping it.
 func Resolved(tb testing.TB, name string) *intent.Resolved {
 	tb.Helper()
 	dir := Dir(tb, name)
 	if _, err := os.Stat(dir); err != nil {
-		tb.Skipf("examples/%s is not there: %v", name, err)
+		tb.Fatalf("examples/%s: %v", name, err)
 	}
 	fab, diags := intent.Load(dir)
 	if fab == nil || diags.HasErrors() {
