@@ -20,7 +20,7 @@ var traceNXOS = traceExpect{
 		`^policy-map type network-qos ROCEFAB_NQ > class type network-qos c-8q-nq(\d|-default) > mtu (9000|9216)$`,
 		`^interface Ethernet1/\d+ > mtu (9000|9216)$`,
 	},
-	"vlan":             {`^vlan (100|200)$`, `^interface Ethernet1/\d+ > switchport trunk allowed vlan (100|200)$`},
+	"vlan":             {`^vlan (100|200)$`, `^interface Ethernet1/\d+ > switchport trunk allowed vlan add (100|200)$`},
 	"profile=pfc-only": {`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q3 > random-detect .* ecn$`},
 	"profile=ecn-only": {
 		`^policy-map type network-qos ROCEFAB_NQ > class type network-qos c-8q-nq3 > pause pfc-cos 3$`,

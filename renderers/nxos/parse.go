@@ -10,14 +10,32 @@ import (
 
 // Parse reads `show running-config`. Comment and header lines starting
 // with "!" are skipped; a VLAN list line ("vlan 1,100-102") is expanded to
-// one "vlan N" line per VLAN so each can be owned on its own.
+// one "vlan N" line per VLAN so each can be owned on its own. An
+// interface's allowed-VLAN list (one line, or a first line and "switchport
+// trunk allowed vlan add ..." continuation lines for a long list) becomes
+// one "switchport trunk allowed vlan add N" line per VLAN; a trunk without
+// a list allows every VLAN: "switchport trunk allowed vlan all".
 func Parse(raw []byte) (*devcfg.Config, error) {
 	t, err := devcfg.ParseIndented(string(raw), "!")
 	if err != nil {
 		return nil, fmt.Errorf("nxos: running-config: %w", err)
 	}
 	t.Nodes = renderers.ExpandVLANs(t.Nodes)
+	for _, n := range t.Nodes {
+		if strings.HasPrefix(n.Line, "interface ") {
+			n.Children = trunkVLANs.Expand(n.Children, isTrunk(n))
+		}
+	}
 	return &devcfg.Config{Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t}, nil
+}
+
+func isTrunk(iface *devcfg.Node) bool {
+	for _, c := range iface.Children {
+		if c.Line == "switchport mode trunk" {
+			return true
+		}
+	}
+	return false
 }
 
 // Normalise drops the headers NX-OS prints (`version`, `hostname`, `!`

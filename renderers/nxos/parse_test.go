@@ -4,10 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -15,7 +17,9 @@ import (
 // deviceText dresses rendered text the way NX-OS shows it: headers,
 // `version`/`hostname`, a VLAN summary line, `no shutdown` and foreign
 // lines under interfaces, no `switchport` line (switches whose ports
-// default to layer 2), and other configuration around rocefab's.
+// default to layer 2), the allowed-VLAN list that `add 100` leaves on a
+// port that allowed no VLAN before ("switchport trunk allowed vlan 100"),
+// and other configuration around rocefab's.
 func deviceText(t *testing.T, cfg *devcfg.Config) string {
 	t.Helper()
 	raw, err := Encode(cfg)
@@ -30,6 +34,8 @@ func deviceText(t *testing.T, cfg *devcfg.Config) string {
 		switch {
 		case line == "vlan 100", line == "  switchport":
 			continue
+		case strings.HasPrefix(line, "  "+trunkVLANs.Member):
+			line = "  " + trunkVLANs.Prefix + strings.TrimPrefix(line, "  "+trunkVLANs.Member)
 		case strings.HasPrefix(line, "interface "):
 			b.WriteString("\n" + line + "\n  description gpu link\n  no shutdown\n")
 			continue
@@ -76,10 +82,10 @@ func TestRealChangesShow(t *testing.T) {
 			return strings.Replace(s, "interface Ethernet1/5\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 9216\n  service-policy type qos input ROCEFAB_QOS\n  priority-flow-control mode on\n",
 				"interface Ethernet1/5\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 9216\n  service-policy type qos input ROCEFAB_QOS\n", 1)
 		}, devcfg.Add, `^interface Ethernet1/5 > priority-flow-control mode on$`},
-		{"extra VLAN on a RoCE trunk", func(s string) string {
+		{"lossless VLAN missing on a RoCE trunk that carries others", func(s string) string {
 			return strings.Replace(s, "interface Ethernet1/7\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n",
-				"interface Ethernet1/7\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100,200\n", 1)
-		}, devcfg.Modify, `^interface Ethernet1/7 > switchport trunk allowed vlan $`},
+				"interface Ethernet1/7\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 10,200\n", 1)
+		}, devcfg.Add, `^interface Ethernet1/7 > switchport trunk allowed vlan add 100$`},
 		{"MTU on one port", func(s string) string {
 			return strings.Replace(s, "interface Ethernet1/2\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 9216\n",
 				"interface Ethernet1/2\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n  mtu 1500\n", 1)
@@ -108,6 +114,156 @@ func TestRealChangesShow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestTrunkMembership: rocefab owns the lossless VLAN's membership of a
+// RoCE trunk's allowed list, never the list. Other VLANs are never drift
+// and never removed; a missing lossless VLAN is one `add`; a membership
+// rocefab drops is one `remove`; no patch ever sets, clears or resets the
+// list ("switchport trunk allowed vlan 10", "... none", "no switchport
+// trunk allowed vlan").
+func TestTrunkMembership(t *testing.T) {
+	const port = "interface Ethernet1/7"
+	rendered := "interface Ethernet1/7\n  description gpu link\n  no shutdown\n  switchport mode trunk\n  switchport trunk allowed vlan 100\n"
+	withList := func(lines string) func(string) string {
+		return func(s string) string {
+			return strings.Replace(s, rendered, "interface Ethernet1/7\n  description gpu link\n  no shutdown\n  switchport mode trunk\n"+lines, 1)
+		}
+	}
+	asAccess := func(sw *intent.Switch) {
+		sw.Ports = slices.Clone(sw.Ports)
+		for i := range sw.Ports {
+			if sw.Ports[i].Name == "Ethernet1/7" {
+				sw.Ports[i].Mode = "access"
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		intent func(*intent.Switch) // nil: examples/basic
+		device func(string) string
+		// patch is the allowed-VLAN commands pushed to the port, in order.
+		patch []string
+	}{
+		{"VLANs 10 and 200 besides the lossless one", nil, withList("  switchport trunk allowed vlan 10,100,200\n"), nil},
+		{"VLANs 10 and 200, lossless missing", nil, withList("  switchport trunk allowed vlan 10,200\n"),
+			[]string{"switchport trunk allowed vlan add 100"}},
+		{"no allowed-vlan line: every VLAN allowed", nil, withList(""), nil},
+		{"long list continued on add lines", nil,
+			withList("  switchport trunk allowed vlan 10,200-210\n  switchport trunk allowed vlan add 100,3000\n"), nil},
+		{"every VLAN but the lossless one", nil, withList("  switchport trunk allowed vlan 1-99,101-4094\n"),
+			[]string{"switchport trunk allowed vlan add 100"}},
+		{"no VLAN allowed", nil, withList("  switchport trunk allowed vlan none\n"),
+			[]string{"switchport trunk allowed vlan add 100"}},
+		{"port stops being a trunk: its membership goes, VLANs 10 and 200 stay", asAccess,
+			withList("  switchport trunk allowed vlan 10,100,200\n"),
+			[]string{"switchport trunk allowed vlan remove 100"}},
+		{"port that allowed every VLAN stops being a trunk", asAccess, withList(""),
+			[]string{"switchport trunk allowed vlan remove 100"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw := basicSwitch(t)
+			if tc.intent != nil {
+				tc.intent(sw)
+			}
+			desired := render(t, sw)
+			text := deviceText(t, render(t, basicSwitch(t)))
+			edited := tc.device(text)
+			if edited == text {
+				t.Fatal("the edit did not apply to the device text")
+			}
+			changes := compliance.Diff(desired, running(t, desired, edited).Owned, syntax, nil)
+			var vlanChanges []devcfg.Change
+			for _, c := range changes {
+				if strings.HasPrefix(c.Path, trunkVLANs.Prefix) {
+					vlanChanges = append(vlanChanges, c)
+				} else if tc.intent == nil {
+					t.Errorf("unrelated change: %s %s", c.Action, c.Where())
+				}
+			}
+			patch := devcfg.BuildPatch(vlanChanges, syntax)
+			var got []string
+			for _, l := range patch.Lines {
+				if l != port && l != "exit" {
+					got = append(got, l)
+				}
+			}
+			if !slices.Equal(got, tc.patch) {
+				t.Fatalf("allowed-VLAN commands = %q, want %q (changes %+v)", got, tc.patch, vlanChanges)
+			}
+			for _, l := range devcfg.BuildPatch(changes, syntax).Lines {
+				if listReset.MatchString(l) {
+					t.Errorf("the patch sets or resets the whole list: %q", l)
+				}
+			}
+		})
+	}
+}
+
+// listReset matches every allowed-VLAN command but add and remove of one
+// member: they replace, clear or reset the list.
+var listReset = regexp.MustCompile(`^(no )?switchport trunk allowed vlan($| (none|all|except|[0-9]))`)
+
+// TestLosslessVLANChange: a new lossless VLAN is one `add` on each trunk.
+// The old membership is removed with `remove` when the scope still owns it
+// (an engine that keeps the scope it last applied would pass it); scoped
+// from the new intent alone, rocefab cannot tell VLAN 100 was its own and
+// leaves it, rather than strip a VLAN another team may use.
+func TestLosslessVLANChange(t *testing.T) {
+	before := render(t, basicSwitch(t))
+	sw := basicSwitch(t)
+	sw.Policy.VLAN = 101
+	after := render(t, sw)
+	text := strings.Replace(deviceText(t, before), "  switchport trunk allowed vlan 100\n", "  switchport trunk allowed vlan 10,100,200\n", -1)
+	for _, tc := range []struct {
+		name  string
+		scope devcfg.Scope
+		want  []string
+	}{
+		{"scope of the new intent", after.Owned, []string{"switchport trunk allowed vlan add 101"}},
+		{"scope that still owns VLAN 100", func() devcfg.Scope { s := after.Owned.Clone(); s.Merge(before.Owned); return s }(),
+			[]string{"switchport trunk allowed vlan add 101", "switchport trunk allowed vlan remove 100"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := after.Clone()
+			desired.Owned = tc.scope
+			changes := compliance.Diff(desired, running(t, desired, text).Owned, syntax, nil)
+			perPort := map[string][]string{}
+			for _, l := range linesByContext(devcfg.BuildPatch(changes, syntax).Lines) {
+				if listReset.MatchString(l[1]) {
+					t.Fatalf("the patch sets or resets a whole list: %q", l[1])
+				}
+				if strings.HasPrefix(l[1], trunkVLANs.Prefix) {
+					perPort[l[0]] = append(perPort[l[0]], l[1])
+				}
+			}
+			if len(perPort) != len(sw.Ports) {
+				t.Fatalf("%d ports got allowed-VLAN commands, want all %d: %v", len(perPort), len(sw.Ports), perPort)
+			}
+			for port, got := range perPort {
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("%s: %q, want %q", port, got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// linesByContext pairs each patch line with the context it runs in.
+func linesByContext(lines []string) [][2]string {
+	var out [][2]string
+	ctx := ""
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "interface "):
+			ctx = l
+		case l == "exit":
+			ctx = ""
+		default:
+			out = append(out, [2]string{ctx, l})
+		}
+	}
+	return out
 }
 
 func TestForeignSystemQoSIsAConflict(t *testing.T) {

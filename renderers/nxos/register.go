@@ -8,7 +8,10 @@ import (
 )
 
 // Syntax is the NX-OS patch grammar. LineKeys are the single-valued lines,
-// so a changed value diffs as a modification of the same line.
+// so a changed value diffs as a modification of the same line. A trunk's
+// allowed-VLAN member line is its own key, and is removed with
+// "switchport trunk allowed vlan remove N": "no switchport trunk allowed
+// vlan" would reset the whole list.
 var syntax = devcfg.Syntax{
 	Style:  devcfg.StyleCLITree,
 	Negate: "no ",
@@ -27,9 +30,9 @@ var syntax = devcfg.Syntax{
 		"priority-flow-control mode ",
 		"switchport mode ",
 		"switchport access vlan ",
-		"switchport trunk allowed vlan ",
 		"channel-group ",
 	},
+	NegateRewrite: map[string]string{trunkVLANs.Member: "switchport trunk allowed vlan remove "},
 }
 
 // Register adds the nxos platform.

@@ -203,7 +203,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		case "trunk":
 			l3.Add("switchport")
 			l3.Add("switchport mode trunk")
-			l3.Add("switchport trunk allowed vlan " + strconv.Itoa(p.VLAN))
+			l3.Add(trunkMember(p.VLAN))
 		case "access":
 			l3.Add("switchport")
 			l3.Add("switchport mode access")
@@ -231,6 +231,20 @@ func queueOrder(n int) []int {
 }
 
 func vlanLine(vlan int) string { return "vlan " + strconv.Itoa(vlan) }
+
+// trunkVLANs is how the model holds a trunk's allowed VLAN list: one
+// member line per VLAN (see Parse), so rocefab owns the lossless VLAN's
+// membership and never the list.
+var trunkVLANs = devcfg.MemberList{
+	Prefix: "switchport trunk allowed vlan ",
+	Member: "switchport trunk allowed vlan add ",
+	All:    "switchport trunk allowed vlan all",
+	None:   "switchport trunk allowed vlan none",
+	Lo:     1, Hi: 4094,
+}
+
+// trunkMember adds the VLAN to a trunk's allowed list and keeps the rest.
+func trunkMember(vlan int) string { return trunkVLANs.Member + strconv.Itoa(vlan) }
 
 // randomDetect is the WRED/ECN line with exact unit keywords.
 func randomDetect(p intent.Policy) string {
@@ -266,8 +280,11 @@ func singletons() []devcfg.Singleton {
 
 // ownedScope is what rocefab owns: its ROCEFAB_ objects whole, the system
 // qos service-policies, the watchdog switch, the lossless VLAN, and only
-// the listed settings on the listed ports. It does not depend on the
-// profile, so settings the profile drops are removed from the device.
+// the listed settings on the listed ports: on a trunk, membership of the
+// lossless VLAN (a trunk that allows every VLAN holds it), never the rest
+// of its allowed list. It does not depend on the profile or a port's mode,
+// so settings the profile drops, and the membership of a port that stops
+// being a trunk, are removed from the device.
 func ownedScope(sw *intent.Switch) devcfg.Scope {
 	s := devcfg.Scope{Lines: []devcfg.LineOwner{
 		{Prefix: "class-map type qos match-any " + Marker + "_", Subtree: true},
@@ -298,10 +315,13 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 			devcfg.LineOwner{Parents: parents, Prefix: "switchport", Exact: true},
 			devcfg.LineOwner{Parents: parents, Prefix: "switchport mode "},
 			devcfg.LineOwner{Parents: parents, Prefix: "switchport access vlan "},
-			devcfg.LineOwner{Parents: parents, Prefix: "switchport trunk allowed vlan "},
 			devcfg.LineOwner{Parents: parents, Prefix: "mtu "},
 			devcfg.LineOwner{Parents: parents, Prefix: "service-policy type qos input "},
 		)
+		if sw.Policy.VLAN != 0 {
+			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: parents, Prefix: trunkMember(sw.Policy.VLAN), Exact: true,
+				ImpliedBy: []string{trunkVLANs.All}})
+		}
 	}
 	for _, port := range sw.Ports {
 		if port.LAG == "" {

@@ -136,7 +136,7 @@ func TestRenderVariants(t *testing.T) {
 				}
 			}
 			po := children(cfg, "interface port-channel10")
-			if !slices.Contains(po, "switchport trunk allowed vlan 100") || !slices.Contains(po, "mtu 9216") || !slices.Contains(po, "service-policy type qos input ROCEFAB_QOS") {
+			if !slices.Contains(po, "switchport trunk allowed vlan add 100") || !slices.Contains(po, "mtu 9216") || !slices.Contains(po, "service-policy type qos input ROCEFAB_QOS") {
 				t.Errorf("port-channel10 = %v", po)
 			}
 		}},
