@@ -18,7 +18,7 @@ var traceEOS = traceExpect{
 	},
 	"ecn.markProbability": {`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3 > random-detect ecn .* max-mark-probability (50|100) weight 0$`},
 	"mtu.switch":          {`^interface Ethernet\d+ > mtu (9000|9214)$`},
-	"vlan":                {`^vlan (100|200)$`, `^interface Ethernet\d+ > switchport trunk allowed vlan (100|200)$`},
+	"vlan":                {`^vlan (100|200)$`, `^interface Ethernet\d+ > switchport trunk allowed vlan add (100|200)$`},
 	"profile=pfc-only":    {`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3( > random-detect ecn .*)?$`},
 	"profile=ecn-only": {
 		`^qos profile ROCEFAB_LOSSLESS > priority-flow-control (on|priority 3 no-drop|pause watchdog)$`,

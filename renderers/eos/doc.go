@@ -1,3 +1,32 @@
 // Package eos renders the lossless RoCE configuration of Arista EOS switches
 // as a CLI tree (three-space indentation), and parses `show running-config`.
+//
+// Trunk VLANs: rocefab owns membership of the lossless VLAN in a RoCE
+// trunk's allowed list, never the list, so a team's storage or management
+// VLANs on a GPU port are neither drift nor removed. It adds the VLAN with
+// `switchport trunk allowed vlan add N` and, when a port stops being a RoCE
+// trunk, removes it with `switchport trunk allowed vlan remove N`; it never
+// sends `switchport trunk allowed vlan <list>` (replaces the list) or
+// `no switchport trunk allowed vlan` (resets it to every VLAN). Ownership
+// follows the current intent: when the lossless VLAN changes or a port
+// leaves the intent, the old membership is left in place, since rocefab
+// cannot tell it from another team's VLAN. What EOS does, and what Parse
+// relies on:
+//   - A trunk allows every VLAN by default and the running config then
+//     prints no allowed-vlan line; `add` on such a port changes nothing (the
+//     list stays "all"), so rocefab never narrows a trunk, and Parse models
+//     the missing line as "switchport trunk allowed vlan all", which implies
+//     the lossless membership. `remove 100` on it prints
+//     `switchport trunk allowed vlan 1-99,101-4094`; an empty list prints
+//     `switchport trunk allowed vlan none`.
+//   - The list prints on one line with ranges folded
+//     (`switchport trunk allowed vlan 123-124,126-128`). Parse keeps one
+//     `switchport trunk allowed vlan add N` line per VLAN.
+//
+// Sources: Arista EOS User Manual, "Virtual LANs (VLANs)" (switchport trunk
+// allowed vlan with add, remove, except, all, none; all VLANs by default);
+// internap/fake-switches tests/arista/test_arista_switchport.py, an EOS
+// emulation tested against the device (add on an all-VLAN trunk prints
+// nothing, remove from all prints the explicit rest, none and folded
+// ranges as above).
 package eos

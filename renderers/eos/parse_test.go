@@ -4,21 +4,24 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
-var testSyntax = devcfg.Syntax{Style: devcfg.StyleCLITree, Negate: "no ", Exit: "exit", LineKeys: lineKeys()}
+var testSyntax = platformSyntax()
 
 // deviceText dresses rendered text the way EOS shows it: the header
 // comments, `!` separators, the global map grouped by traffic class, the
-// default ` weight 0` hidden, foreign configuration, and a final `end`.
+// default ` weight 0` hidden, a trunk's allowed list as one list line,
+// foreign configuration, and a final `end`.
 func deviceText(t *testing.T, cfg *devcfg.Config) string {
 	t.Helper()
 	raw, err := Encode(cfg)
@@ -56,6 +59,8 @@ func deviceText(t *testing.T, cfg *devcfg.Config) string {
 			b.WriteString("!\n")
 		}
 		line = strings.TrimSuffix(line, " weight 0")
+		// `add 100` on a port that allowed no VLAN leaves the list "100".
+		line = strings.Replace(line, trunkVLANs.Member, trunkVLANs.Prefix, 1)
 		b.WriteString(line + "\n")
 		if strings.HasPrefix(line, "interface ") {
 			b.WriteString("   description gpu link\n")
@@ -121,6 +126,135 @@ func TestRealChangesShow(t *testing.T) {
 			c := changes[0]
 			if c.Action != tc.action || !regexp.MustCompile(tc.where).MatchString(c.Where()) {
 				t.Fatalf("change = %s %q, want %s matching %q", c.Action, c.Where(), tc.action, tc.where)
+			}
+		})
+	}
+}
+
+// TestTrunkMembership: rocefab owns the lossless VLAN's membership of a
+// RoCE trunk's allowed list, never the list. Other VLANs are never drift
+// and never removed; a missing lossless VLAN is one `add`; a membership
+// rocefab drops is one `remove`; no patch ever sets, clears or resets the
+// list.
+func TestTrunkMembership(t *testing.T) {
+	const port = "interface Ethernet9"
+	rendered := "interface Ethernet9\n   description gpu link\n   mtu 9214\n   switchport mode trunk\n   switchport trunk allowed vlan 100\n"
+	withList := func(lines string) func(string) string {
+		return func(s string) string {
+			return strings.Replace(s, rendered, "interface Ethernet9\n   description gpu link\n   mtu 9214\n"+lines+"   switchport mode trunk\n", 1)
+		}
+	}
+	asAccess := func(sw *intent.Switch) {
+		sw.Ports = slices.Clone(sw.Ports)
+		for i := range sw.Ports {
+			if sw.Ports[i].Name == "Ethernet9" {
+				sw.Ports[i].Mode = "access"
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		intent func(*intent.Switch) // nil: examples/basic
+		device func(string) string
+		patch  []string // the allowed-VLAN commands pushed to the port
+	}{
+		{"VLANs 10 and 200 besides the lossless one", nil, withList("   switchport trunk allowed vlan 10,100,200\n"), nil},
+		{"VLANs 10 and 200, lossless missing", nil, withList("   switchport trunk allowed vlan 10,200\n"),
+			[]string{"switchport trunk allowed vlan add 100"}},
+		{"no allowed-vlan line: every VLAN allowed", nil, withList(""), nil},
+		{"every VLAN but the lossless one", nil, withList("   switchport trunk allowed vlan 1-99,101-4094\n"),
+			[]string{"switchport trunk allowed vlan add 100"}},
+		{"no VLAN allowed", nil, withList("   switchport trunk allowed vlan none\n"),
+			[]string{"switchport trunk allowed vlan add 100"}},
+		{"port stops being a trunk: its membership goes, VLANs 10 and 200 stay", asAccess,
+			withList("   switchport trunk allowed vlan 10,100,200\n"),
+			[]string{"switchport trunk allowed vlan remove 100"}},
+		{"port that allowed every VLAN stops being a trunk", asAccess, withList(""),
+			[]string{"switchport trunk allowed vlan remove 100"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw := basicSwitch(t)
+			if tc.intent != nil {
+				tc.intent(sw)
+			}
+			desired := render(t, sw)
+			text := deviceText(t, render(t, basicSwitch(t)))
+			edited := tc.device(text)
+			if edited == text {
+				t.Fatal("the edit did not apply to the device text")
+			}
+			changes := compliance.Diff(desired, running(t, desired, edited).Owned, testSyntax, nil)
+			var vlanChanges []devcfg.Change
+			for _, c := range changes {
+				if strings.HasPrefix(c.Path, trunkVLANs.Prefix) {
+					vlanChanges = append(vlanChanges, c)
+				} else if tc.intent == nil {
+					t.Errorf("unrelated change: %s %s", c.Action, c.Where())
+				}
+			}
+			var got []string
+			for _, l := range devcfg.BuildPatch(vlanChanges, testSyntax).Lines {
+				if l != port && l != "exit" {
+					got = append(got, l)
+				}
+			}
+			if !slices.Equal(got, tc.patch) {
+				t.Fatalf("allowed-VLAN commands = %q, want %q (changes %+v)", got, tc.patch, vlanChanges)
+			}
+			for _, l := range devcfg.BuildPatch(changes, testSyntax).Lines {
+				if listReset.MatchString(l) {
+					t.Errorf("the patch sets or resets the whole list: %q", l)
+				}
+			}
+		})
+	}
+}
+
+// listReset matches every allowed-VLAN command but add and remove of one
+// member: they replace, clear or reset the list.
+var listReset = regexp.MustCompile(`^(no )?switchport trunk allowed vlan($| (none|all|except|[0-9]))`)
+
+// TestLosslessVLANChange: a new lossless VLAN is one `add` on each trunk;
+// the old membership goes with `remove` only while the scope still owns it
+// (from the new intent alone, VLAN 100 could be another team's).
+func TestLosslessVLANChange(t *testing.T) {
+	before := render(t, basicSwitch(t))
+	sw := basicSwitch(t)
+	sw.Policy.VLAN = 101
+	after := render(t, sw)
+	text := strings.ReplaceAll(deviceText(t, before), "   switchport trunk allowed vlan 100\n", "   switchport trunk allowed vlan 10,100,200\n")
+	for _, tc := range []struct {
+		name  string
+		scope devcfg.Scope
+		want  []string
+	}{
+		{"scope of the new intent", after.Owned, []string{"switchport trunk allowed vlan add 101"}},
+		{"scope that still owns VLAN 100", func() devcfg.Scope { s := after.Owned.Clone(); s.Merge(before.Owned); return s }(),
+			[]string{"switchport trunk allowed vlan add 101", "switchport trunk allowed vlan remove 100"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired := after.Clone()
+			desired.Owned = tc.scope
+			changes := compliance.Diff(desired, running(t, desired, text).Owned, testSyntax, nil)
+			perPort := map[string][]string{}
+			ctx := ""
+			for _, l := range devcfg.BuildPatch(changes, testSyntax).Lines {
+				switch {
+				case listReset.MatchString(l):
+					t.Fatalf("the patch sets or resets a whole list: %q", l)
+				case strings.HasPrefix(l, "interface "):
+					ctx = l
+				case strings.HasPrefix(l, trunkVLANs.Prefix):
+					perPort[ctx] = append(perPort[ctx], l)
+				}
+			}
+			if len(perPort) != len(sw.Ports) {
+				t.Fatalf("%d ports got allowed-VLAN commands, want all %d: %v", len(perPort), len(sw.Ports), perPort)
+			}
+			for port, got := range perPort {
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("%s: %q, want %q", port, got, tc.want)
+				}
 			}
 		})
 	}

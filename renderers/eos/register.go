@@ -21,7 +21,6 @@ func lineKeys() []string {
 		"service-profile ",
 		"switchport mode ",
 		"switchport access vlan ",
-		"switchport trunk allowed vlan ",
 		"channel-group ",
 	}
 	for d := 0; d < 64; d++ {
@@ -31,6 +30,20 @@ func lineKeys() []string {
 		keys = append(keys, "qos map cos "+strconv.Itoa(c)+" to traffic-class ")
 	}
 	return keys
+}
+
+// platformSyntax is the EOS patch grammar. A trunk's allowed-VLAN member
+// line is its own key, and is removed with "switchport trunk allowed vlan
+// remove N": "no switchport trunk allowed vlan" would reset the whole list
+// to every VLAN.
+func platformSyntax() devcfg.Syntax {
+	return devcfg.Syntax{
+		Style:         devcfg.StyleCLITree,
+		Negate:        "no ",
+		Exit:          "exit",
+		LineKeys:      lineKeys(),
+		NegateRewrite: map[string]string{trunkVLANs.Member: "switchport trunk allowed vlan remove "},
+	}
 }
 
 // Register adds the eos platform.
@@ -45,14 +58,9 @@ func Register(r *renderers.Registry) error {
 				Commit:      devcfg.CommitEOSSession,
 				ShowRunning: "show running-config",
 				CLIErrors:   []string{"% Invalid input", "% Incomplete command", "% Ambiguous command"},
-				Syntax: devcfg.Syntax{
-					Style:    devcfg.StyleCLITree,
-					Negate:   "no ",
-					Exit:     "exit",
-					LineKeys: lineKeys(),
-				},
-				Parse:     Parse,
-				Normalise: Normalise,
+				Syntax:      platformSyntax(),
+				Parse:       Parse,
+				Normalise:   Normalise,
 			},
 			Transports:          []string{"ssh"},
 			MTUCeiling:          MTUCeiling,

@@ -124,7 +124,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		switch port.Mode {
 		case "trunk":
 			l3.Add("switchport mode trunk")
-			l3.Add("switchport trunk allowed vlan " + strconv.Itoa(p.VLAN))
+			l3.Add(trunkMember(p.VLAN))
 		case "access":
 			// access is the EOS default mode: it is never printed.
 			l3.Add("switchport access vlan " + strconv.Itoa(p.VLAN))
@@ -222,8 +222,26 @@ func singletons(p intent.Policy) []devcfg.Singleton {
 	return out
 }
 
+// trunkVLANs is how the model holds a trunk's allowed VLAN list: one
+// member line per VLAN (see Parse), so rocefab owns the lossless VLAN's
+// membership and never the list.
+var trunkVLANs = devcfg.MemberList{
+	Prefix: "switchport trunk allowed vlan ",
+	Member: "switchport trunk allowed vlan add ",
+	All:    "switchport trunk allowed vlan all",
+	None:   "switchport trunk allowed vlan none",
+	Lo:     1, Hi: 4094,
+}
+
+// trunkMember adds the VLAN to a trunk's allowed list and keeps the rest.
+func trunkMember(vlan int) string { return trunkVLANs.Member + strconv.Itoa(vlan) }
+
 // ownedScope: the global map of the trusted field, the ROCEFAB_ profile,
-// the lossless VLAN, and only the listed settings on the listed ports.
+// the lossless VLAN, and only the listed settings on the listed ports: on
+// a trunk, membership of the lossless VLAN (a trunk that allows every VLAN
+// holds it), never the rest of its allowed list. Membership is owned on
+// every listed port whatever its mode, so a port that stops being a trunk
+// loses it.
 func ownedScope(sw *intent.Switch) devcfg.Scope {
 	s := devcfg.Scope{Lines: []devcfg.LineOwner{
 		{Prefix: "qos profile " + Marker + "_", Subtree: true},
@@ -241,8 +259,12 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		for _, pre := range prefixes {
 			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: pre})
 		}
+		if slices.Contains(prefixes, "switchport mode ") && sw.Policy.VLAN != 0 {
+			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: trunkMember(sw.Policy.VLAN), Exact: true,
+				ImpliedBy: []string{trunkVLANs.All}})
+		}
 	}
-	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan ", "switchport trunk allowed vlan "}
+	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan "}
 	for _, port := range sw.Ports {
 		iface := "interface " + port.Name
 		own(iface, "service-profile ")

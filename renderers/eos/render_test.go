@@ -135,7 +135,7 @@ func TestRenderVariants(t *testing.T) {
 			if got := children(cfg, "interface Ethernet1"); !slices.Equal(got, []string{"channel-group 7 mode active", "service-profile " + Profile}) {
 				t.Errorf("member = %v", got)
 			}
-			if got := children(cfg, "interface Port-Channel7"); !slices.Equal(got, []string{"mtu 9214", "switchport mode trunk", "switchport trunk allowed vlan 100"}) {
+			if got := children(cfg, "interface Port-Channel7"); !slices.Equal(got, []string{"mtu 9214", "switchport mode trunk", "switchport trunk allowed vlan add 100"}) {
 				t.Errorf("Port-Channel7 = %v", got)
 			}
 		}},
