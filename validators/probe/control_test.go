@@ -49,7 +49,7 @@ func serveMem(t *testing.T, f *transport.MemFabric, dir string, pol Policy) *End
 
 func waitControl(t *testing.T, dir string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !controlAlive(dir); {
+	for deadline := time.Now().Add(30 * time.Second); !controlAlive(dir); {
 		if time.Now().After(deadline) {
 			t.Fatal("control socket never came up")
 		}
