@@ -112,12 +112,18 @@ func TestCountersMoveByThemselves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	b, err := d.Counters(context.Background(), []string{pfcRx3, ecn3})
-	if err != nil {
-		t.Fatal(err)
+	// Read again until the counters moved: on a loaded machine the ticks
+	// may come late, but they must come.
+	var b map[string]uint64
+	var dl map[string]uint64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err = d.Counters(context.Background(), []string{pfcRx3, ecn3}); err != nil {
+			t.Fatal(err)
+		}
+		if dl = gnmi.Deltas(a, b); dl[pfcRx3] != 0 && dl[ecn3] != 0 {
+			break
+		}
 	}
-	dl := gnmi.Deltas(a, b)
 	if dl[pfcRx3] == 0 || dl[pfcRx3]%3 != 0 || dl[ecn3] == 0 || dl[ecn3]%11 != 0 || dl[ecn3]/11 != dl[pfcRx3]/3 {
 		t.Errorf("deltas %v: want equal tick counts of 3 and 11", dl)
 	}
