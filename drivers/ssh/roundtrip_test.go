@@ -32,7 +32,7 @@ func basic(t testing.TB, name string) (*devcfg.Config, *renderers.Entry) {
 	reg := all.Renderers()
 	e, err := reg.Lookup(sw.Platform)
 	if err != nil {
-		t.Skipf("platform %s not registered yet: %v", sw.Platform, err)
+		t.Fatalf("platform %s of %s is not registered in renderers/all: %v", sw.Platform, name, err)
 	}
 	cfg, err := reg.Render(sw)
 	if err != nil {
