@@ -91,7 +91,7 @@ func TestUnconfirmedChangeRollsBack(t *testing.T) {
 			if !strings.Contains(sim.Config(), pc.shows) {
 				t.Fatalf("the change is not in effect while pending:\n%s", sim.Config())
 			}
-			if !waitFor(t, 10*time.Second, func() bool { return sim.Config() == before }) {
+			if !waitFor(t, 30*time.Second, func() bool { return sim.Config() == before }) {
 				t.Fatalf("the change was not rolled back:\n%s", lineDiff(before, sim.Config()))
 			}
 			if sim.PendingCommit() {
