@@ -14,6 +14,10 @@ type cmdSpec struct {
 	enter string
 	// single marks a single-valued line: a new value replaces the old one.
 	single bool
+	// vlanList marks "switchport trunk allowed vlan": the line edits the
+	// stored allowed list (add, remove, except, all, none, or a new list),
+	// see editAllowedVLANs.
+	vlanList bool
 }
 
 // grammar is a CLI's configuration language as data: accepted command
@@ -65,6 +69,9 @@ func numberedSingle(format string, n int) []cmdSpec {
 
 func enter(prefix, mode string) cmdSpec { return cmdSpec{prefix: prefix, enter: mode} }
 
+// allowedVLANs is the trunk allowed-VLAN command of NX-OS and EOS.
+var allowedVLANs = cmdSpec{prefix: allowedVLANPrefix, vlanList: true}
+
 func concat(parts ...[]cmdSpec) []cmdSpec {
 	var out []cmdSpec
 	for _, p := range parts {
@@ -104,7 +111,8 @@ var nxosGrammar = grammar{
 			"priority-flow-control ", "qos ", "system ", "vdc ", "ssh ", "callhome", "hardware "),
 	),
 	"if": concat(
-		single("description ", "mtu ", "switchport mode ", "switchport trunk allowed vlan ",
+		[]cmdSpec{allowedVLANs},
+		single("description ", "mtu ", "switchport mode ",
 			"switchport trunk native vlan ", "switchport access vlan ", "priority-flow-control mode ",
 			"priority-flow-control watch-dog-interval ", "service-policy type qos input ",
 			"service-policy type queuing output ", "service-policy type queuing input ",
@@ -175,8 +183,9 @@ var eosGrammar = grammar{
 			enter("uc-tx-queue ", "txq"),
 			enter("tx-queue ", "txq"),
 			enter("mc-tx-queue ", "txq"),
+			allowedVLANs,
 		},
-		single("description ", "mtu ", "switchport mode ", "switchport trunk allowed vlan ",
+		single("description ", "mtu ", "switchport mode ",
 			"switchport trunk native vlan ", "switchport access vlan ", "service-profile ",
 			"qos trust ", "speed ", "channel-group ", "ip address ", "ipv6 address ", "load-interval ",
 			"flowcontrol receive ", "flowcontrol send ", "dcbx mode ", "service-policy type qos input ",

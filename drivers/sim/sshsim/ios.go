@@ -76,6 +76,10 @@ func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLin
 		}
 		ctx.truncate(depth)
 		switch {
+		case spec.vlanList:
+			if !editAllowedVLANs(parent, line, isNeg) {
+				return invalid
+			}
 		case isNeg && spec.enter != "":
 			parent.remove(func(l string) bool { return l == body })
 		case isNeg && spec.single:
@@ -134,7 +138,7 @@ func matchNegated(g grammar, mode, body string) (cmdSpec, bool) {
 		return spec, true
 	}
 	for _, c := range g[mode] {
-		if c.single && body == strings.TrimSpace(c.prefix) {
+		if (c.single || c.vlanList) && body == strings.TrimSpace(c.prefix) {
 			return c, true
 		}
 	}
@@ -157,6 +161,9 @@ type treeStyle struct {
 	// top rewrites the top-level nodes before printing (NX-OS folds its
 	// VLANs into one list line).
 	top func(nodes []*node) []*node
+	// split prints one stored line as several (NX-OS continues a long
+	// allowed-VLAN list on "add" lines); nil prints it as one.
+	split func(line string) []string
 }
 
 func renderTree(b *strings.Builder, root *node, st treeStyle) {
@@ -171,7 +178,13 @@ func renderTree(b *strings.Builder, root *node, st treeStyle) {
 			if st.display != nil {
 				line = st.display(line)
 			}
-			b.WriteString(pad + line + "\n")
+			printed := []string{line}
+			if st.split != nil {
+				printed = st.split(line)
+			}
+			for _, l := range printed {
+				b.WriteString(pad + l + "\n")
+			}
 			walk(depth+1, append(parents, n.line), n.kids)
 			if st.generated != nil {
 				for _, g := range st.generated(parents, n) {

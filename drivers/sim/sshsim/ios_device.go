@@ -657,6 +657,7 @@ func (d *iosDevice) style() treeStyle {
 		return treeStyle{
 			indent: 2,
 			top:    nxosFoldVLANs,
+			split:  nxosSplitList,
 			generated: func(parents []string, n *node) []string {
 				if len(parents) == 0 && strings.HasPrefix(n.line, "interface Ethernet") && n.find("shutdown") == nil {
 					return []string{"no shutdown"}

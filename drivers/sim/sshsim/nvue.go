@@ -367,7 +367,7 @@ var nvueLeaves = map[string]bool{
 }
 
 // nvueExpand expands interface ranges ("swp1-4", "swp1,swp3") and numeric
-// lists ("traffic-class 0,3") into one command each.
+// lists ("traffic-class 0,3", "vlan 10,100-102") into one command each.
 func nvueExpand(words []string) [][]string { return nvueExpandFrom(words, 0) }
 
 // nvueExpandFrom expands words from index start on; expanded items are not
@@ -381,7 +381,12 @@ func nvueExpandFrom(words []string, start int) [][]string {
 			for _, part := range strings.Split(w, ",") {
 				items = append(items, expandSwpRange(part)...)
 			}
-		case i > 0 && (words[i-1] == "traffic-class" || words[i-1] == "switch-priority") && strings.ContainsAny(w, ",-"):
+		case i > 0 && (words[i-1] == "traffic-class" || words[i-1] == "switch-priority" || words[i-1] == "vlan") && strings.ContainsAny(w, ",-"):
+			// NVUE keeps one key per VLAN: `vlan 10,20` sets '10' and '20'.
+			limit := 64
+			if words[i-1] == "vlan" {
+				limit = maxVLAN
+			}
 			for _, part := range strings.Split(w, ",") {
 				lo, hi, isRange := strings.Cut(part, "-")
 				a, err1 := strconv.Atoi(lo)
@@ -389,7 +394,7 @@ func nvueExpandFrom(words []string, start int) [][]string {
 				if !isRange {
 					b, err2 = a, nil
 				}
-				if err1 != nil || err2 != nil || b < a || b-a > 64 {
+				if err1 != nil || err2 != nil || b < a || b-a > limit {
 					items = append(items, part)
 					continue
 				}
