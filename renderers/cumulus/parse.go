@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -16,7 +17,8 @@ import (
 // one path of its keys joined by spaces, the words of `nv set`; an empty
 // object (a presence node such as `vlan: {100: {}}`) becomes devcfg.Empty.
 // It also reads `nv set` commands (`nv config show -o commands`, and what
-// Encode writes), so rendered files parse back into the same model.
+// Encode writes), so rendered files parse back into the same model. VLAN
+// sets hold one path per VLAN (see bridgeVLANs).
 func Parse(raw []byte) (*devcfg.Config, error) {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) > 0 && trimmed[0] != '[' && trimmed[0] != '{' {
@@ -24,6 +26,7 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 		if err != nil {
 			return nil, err
 		}
+		bridgeVLANs(paths)
 		return &devcfg.Config{Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: paths}, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -59,7 +62,53 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 	default:
 		return nil, fmt.Errorf("cumulus: nv config show -o json: want an object or a list, got %T", doc)
 	}
+	bridgeVLANs(out)
 	return &devcfg.Config{Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: out}, nil
+}
+
+// InheritsAll is the VLAN key of a bridge port that sets no VLANs of its
+// own: NVUE then gives it every VLAN of its bridge, so it is a member of
+// the lossless one whenever the bridge has it (which rocefab owns).
+const InheritsAll = "all"
+
+// bridgeVLANs models VLAN sets one VLAN per path: a key that lists several
+// ("vlan 10,20", "vlan 100-102") becomes one path each, and a bridge port
+// with neither VLANs nor an access VLAN of its own gets
+// "interface X bridge domain D vlan all" (see InheritsAll).
+func bridgeVLANs(paths devcfg.Paths) {
+	type port struct{ iface, domain string }
+	member := map[port]bool{}
+	own := map[port]bool{}
+	for p, v := range paths {
+		w := strings.Fields(p)
+		bridge := len(w) >= 3 && (w[0] == "bridge" || (w[0] == "interface" && w[2] == "bridge"))
+		if n := len(w); bridge && w[n-2] == "vlan" && v == devcfg.Empty && strings.ContainsAny(w[n-1], ",-") {
+			if ids, err := devcfg.ParseIDList(w[n-1], 1, 4094); err == nil {
+				delete(paths, p)
+				for _, id := range ids {
+					paths[strings.Join(w[:n-1], " ")+" "+strconv.Itoa(id)] = devcfg.Empty
+				}
+			}
+		}
+		if len(w) >= 5 && w[0] == "interface" && w[2] == "bridge" && w[3] == "domain" {
+			k := port{w[1], w[4]}
+			member[k] = true
+			if len(w) >= 6 && (w[5] == "vlan" || w[5] == "access") {
+				own[k] = true
+			}
+		}
+	}
+	for k := range member {
+		if !own[k] {
+			// The marker stands under the port's bridge object, which
+			// then is no longer an empty presence node.
+			bare := path("interface", k.iface, "bridge domain", k.domain)
+			if paths[bare] == devcfg.Empty {
+				delete(paths, bare)
+			}
+			paths[path(bare, "vlan", InheritsAll)] = devcfg.Empty
+		}
+	}
 }
 
 func flatten(out devcfg.Paths, prefix string, v any) error {

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -108,6 +111,70 @@ func TestRealChangesShow(t *testing.T) {
 	}
 }
 
+// TestTrunkMembership: rocefab owns the lossless VLAN's membership of a
+// RoCE port's VLAN set, never the set: other VLANs are never drift and
+// never unset; a missing lossless VLAN is one `nv set ... vlan 100`; a port
+// that inherits the bridge's VLANs is never given VLANs of its own (that
+// would prune it to those); a dropped membership is one `nv unset ... vlan
+// 100`, never an unset of the whole set.
+func TestTrunkMembership(t *testing.T) {
+	const port = "interface swp7 bridge domain br_default"
+	asAccess := func(sw *intent.Switch) {
+		sw.Ports = slices.Clone(sw.Ports)
+		for i := range sw.Ports {
+			if sw.Ports[i].Name == "swp7" {
+				sw.Ports[i].Mode = "access"
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		intent func(*intent.Switch) // nil: examples/basic
+		device devcfg.Paths         // "" deletes a rendered path
+		patch  []string             // the VLAN commands for swp7 and the bridge
+	}{
+		{"VLANs 10 and 200 besides the lossless one", nil,
+			devcfg.Paths{port + " vlan 10": devcfg.Empty, port + " vlan 200": devcfg.Empty}, nil},
+		{"VLANs 10 and 200, lossless missing", nil,
+			devcfg.Paths{port + " vlan 10": devcfg.Empty, port + " vlan 200": devcfg.Empty, port + " vlan 100": ""},
+			[]string{"nv set " + port + " vlan 100"}},
+		{"VLANs shown as a list key", nil,
+			devcfg.Paths{port + " vlan 10,100,200-201": devcfg.Empty, port + " vlan 100": ""}, nil},
+		{"port inherits every VLAN of the bridge", nil,
+			devcfg.Paths{port: devcfg.Empty, port + " vlan 100": ""}, nil},
+		{"inheriting port, bridge without the lossless VLAN", nil,
+			devcfg.Paths{port: devcfg.Empty, port + " vlan 100": "", "bridge domain br_default vlan 100": ""},
+			[]string{"nv set bridge domain br_default vlan 100"}},
+		{"port stops being a trunk: its membership goes, VLANs 10 and 200 stay", asAccess,
+			devcfg.Paths{port + " vlan 10": devcfg.Empty, port + " vlan 200": devcfg.Empty},
+			[]string{"nv set " + port + " access 100", "nv unset " + port + " vlan 100"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw := basicSwitch(t)
+			if tc.intent != nil {
+				tc.intent(sw)
+			}
+			desired := render(t, sw)
+			raw := deviceJSON(t, render(t, basicSwitch(t)), tc.device)
+			changes := compliance.Diff(desired, running(t, desired, raw).Owned, syntax, nil)
+			var got []string
+			for _, l := range devcfg.BuildPatch(changes, syntax).Lines {
+				if strings.Contains(l, " vlan ") || strings.HasSuffix(l, " vlan") || strings.Contains(l, " access") {
+					got = append(got, l)
+				} else if tc.intent == nil {
+					t.Errorf("unrelated command: %s", l)
+				}
+				if strings.HasSuffix(l, " vlan") {
+					t.Errorf("the patch unsets a whole VLAN set: %q", l)
+				}
+			}
+			if !slices.Equal(got, tc.patch) {
+				t.Fatalf("VLAN commands = %q, want %q", got, tc.patch)
+			}
+		})
+	}
+}
+
 func TestQoSRoCEIsAConflict(t *testing.T) {
 	desired := render(t, basicSwitch(t))
 	for _, extra := range []devcfg.Paths{
@@ -153,6 +220,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`[{"header": {"rev-id": "1.0"}}, {"set": {"qos": {"roce": {}}, "interface": {"swp1": {"link": {"mtu": 9216, "state": {"up": {}}}}}}}]`))
 	f.Add([]byte(`{"a": [1, 2], "b": null, "c": true, "d": 1.5}`))
+	f.Add([]byte(`{"bridge": {"domain": {"br_default": {"vlan": {"10,100-102": {}}}}}, "interface": {"swp1": {"bridge": {"domain": {"br_default": {}}}}, "swp2": {"bridge": {"domain": {"br_default": {"vlan": {"10-11": {}}}}}}}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		cfg, err := Parse(raw)
 		if err != nil {

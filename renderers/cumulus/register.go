@@ -10,6 +10,10 @@ import (
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
+// syntax: `nv set` adds one VLAN to a port's VLAN set and `nv unset` of
+// "... vlan N" removes that one, so member paths need no rewrite.
+var syntax = devcfg.Syntax{Style: devcfg.StyleStatements, Set: "nv set ", Delete: "nv unset "}
+
 // Register adds the cumulus platform.
 func Register(r *renderers.Registry) error {
 	return r.Register(renderers.Entry{
@@ -22,7 +26,7 @@ func Register(r *renderers.Registry) error {
 				Commit:      devcfg.CommitNVUE,
 				ShowRunning: "nv config show -o json",
 				CLIErrors:   []string{"Error:", "Invalid config", "is not a", "Usage: nv"},
-				Syntax:      devcfg.Syntax{Style: devcfg.StyleStatements, Set: "nv set ", Delete: "nv unset "},
+				Syntax:      syntax,
 				Parse:       Parse,
 				Normalise:   Normalise,
 			},

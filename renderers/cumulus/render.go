@@ -168,7 +168,9 @@ func singletons(p intent.Policy) []devcfg.Singleton {
 // ownedScope: NVUE's default-global QoS profiles (claimed whole), the
 // lossless traffic pool, the lossless VLAN on br_default, and only the
 // listed settings of the listed ports. A port's link-pause is owned so
-// that 802.3x pause, which excludes PFC, is removed from RoCE ports.
+// that 802.3x pause, which excludes PFC, is removed from RoCE ports. On a
+// trunk rocefab owns the lossless VLAN's membership, never the port's other
+// VLANs; a port that inherits every VLAN of the bridge holds it already.
 func ownedScope(sw *intent.Switch) devcfg.Scope {
 	s := devcfg.Scope{Paths: []string{
 		path("qos mapping", Profile),
@@ -195,8 +197,12 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		}
 		seen[iface] = true
 		s.Paths = append(s.Paths, path("interface", iface, "link mtu"),
-			path("interface", iface, "bridge domain", Bridge, "vlan"),
 			path("interface", iface, "bridge domain", Bridge, "access"))
+		if sw.Policy.VLAN != 0 {
+			member := path("interface", iface, "bridge domain", Bridge, "vlan", itoa(sw.Policy.VLAN))
+			s.Paths = append(s.Paths, member)
+			s.Implied = append(s.Implied, devcfg.ImpliedPath{Path: member, By: path("interface", iface, "bridge domain", Bridge, "vlan", InheritsAll)})
+		}
 	}
 	return s
 }
