@@ -10,7 +10,7 @@ import (
 
 func TestRenderWritesEveryDeviceDeterministically(t *testing.T) {
 	basic := filepath.Join(examplesDir, "basic")
-	skipUnlessRegistered(t, false, basic)
+	requireRegistered(t, false, basic)
 	render := func(extra ...string) string {
 		t.Helper()
 		dir := t.TempDir()

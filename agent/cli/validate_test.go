@@ -27,10 +27,10 @@ const examplesDir = "../../examples"
 // file:line:col: CODE severity field: message
 var diagLine = regexp.MustCompile(`^(.+):(\d+):(\d+): (RF\d{3}) (error|warning) (\S+): (.+)$`)
 
-// skipUnlessRegistered skips when the intent names a platform that no
+// requireRegistered skips when the intent names a platform that no
 // renderer has registered yet (renderers/all), naming it. Platforms in
 // unknownOnPurpose are meant to be unknown.
-func skipUnlessRegistered(t *testing.T, unknownOnPurpose bool, paths ...string) {
+func requireRegistered(t *testing.T, unknownOnPurpose bool, paths ...string) {
 	t.Helper()
 	if unknownOnPurpose {
 		return
@@ -107,7 +107,7 @@ func ruleSeverity(code string) intent.Severity {
 func TestValidateBrokenExamples(t *testing.T) {
 	for _, ex := range brokenExamples(t) {
 		t.Run(ex.code, func(t *testing.T) {
-			skipUnlessRegistered(t, ex.code == lint.CodeUnknownPlatform, ex.path)
+			requireRegistered(t, ex.code == lint.CodeUnknownPlatform, ex.path)
 			code, out, stderr := runCLI(t, "", "validate", ex.path)
 			want := ExitFailure
 			warning := ruleSeverity(ex.code) == intent.SeverityWarning
@@ -220,7 +220,7 @@ func TestValidateExamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			skipUnlessRegistered(t, false, tt.paths...)
+			requireRegistered(t, false, tt.paths...)
 			args := append(append([]string{"validate", "--strict"}, tt.flags...), tt.paths...)
 			code, out, stderr := runCLI(t, "", args...)
 			if code != ExitOK || out != "0 error(s), 0 warning(s)\n" {
