@@ -41,8 +41,8 @@ func TestSimFleetFailureContinue(t *testing.T) {
 			[]string{"push", `line "service-profile ROCEFAB_LOSSLESS"`, `device said "% Invalid input`, "rejected", "device left unchanged"}},
 		{"sw010", func(sw *enginetest.Switch) { sw.DropDuringPush("") },
 			[]string{"push", "unreachable", "device left unchanged"}},
-		{"sw014", func(sw *enginetest.Switch) { sw.DropDuringPush("switchport trunk allowed vlan 100") },
-			[]string{"push", `line "switchport trunk allowed vlan 100"`, "unreachable", "device left unchanged"}},
+		{"sw014", func(sw *enginetest.Switch) { sw.DropDuringPush("switchport mode trunk") },
+			[]string{"push", `line "switchport mode trunk"`, "unreachable", "device left unchanged"}},
 	}
 	res := h.intent("fabric.yaml", enginetest.Params{})
 	p := h.plan(res)

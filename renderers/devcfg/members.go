@@ -92,8 +92,9 @@ type MemberList struct {
 // "except <ids>" is every ID but those, "all" and "none" are what they say;
 // a list that starts with "add" starts empty, since a running config only
 // prints "add" to continue a list. Without list lines the context holds
-// every ID when implicitAll (a trunk port), else nothing is added. Lines
-// whose list does not parse are left as they are, with the other lines.
+// every ID when implicitAll (the device default, e.g. an Ethernet port's
+// allowed VLANs), else nothing is added. Lines whose list does not parse
+// are left as they are, with the other lines.
 func (m MemberList) Expand(lines []*Node, implicitAll bool) []*Node {
 	first := -1
 	set := map[int]bool{}

@@ -12,12 +12,14 @@
 // leaves the intent, the old membership is left in place, since rocefab
 // cannot tell it from another team's VLAN. What EOS does, and what Parse
 // relies on:
-//   - A trunk allows every VLAN by default and the running config then
-//     prints no allowed-vlan line; `add` on such a port changes nothing (the
-//     list stays "all"), so rocefab never narrows a trunk, and Parse models
-//     the missing line as "switchport trunk allowed vlan all", which implies
-//     the lossless membership. `remove 100` on it prints
-//     `switchport trunk allowed vlan 1-99,101-4094`; an empty list prints
+//   - A port's allowed list is every VLAN by default, whatever its mode, and
+//     the running config then prints no allowed-vlan line; `add` on such a
+//     port changes nothing (the list stays "all"). Parse models the missing
+//     line on Ethernet ports and port-channels as "switchport trunk allowed
+//     vlan all", which on a RoCE trunk implies the lossless membership:
+//     rocefab sends no `add` there and never narrows the list, also not when
+//     the port stops being a trunk (`remove 100` on it would print
+//     `switchport trunk allowed vlan 1-99,101-4094`). An empty list prints
 //     `switchport trunk allowed vlan none`.
 //   - The list prints on one line with ranges folded
 //     (`switchport trunk allowed vlan 123-124,126-128`). Parse keeps one

@@ -14,8 +14,8 @@ import (
 // traffic-class 0") and VLAN lists ("vlan 10,100-102") become one line per
 // code point or VLAN, the form rocefab renders and owns. An interface's
 // allowed-VLAN list becomes one "switchport trunk allowed vlan add N" line
-// per VLAN; a trunk without a list allows every VLAN: "switchport trunk
-// allowed vlan all".
+// per VLAN; an Ethernet port or port-channel without a list allows every
+// VLAN: "switchport trunk allowed vlan all".
 func Parse(raw []byte) (*devcfg.Config, error) {
 	t, err := devcfg.ParseIndented(string(raw), "!")
 	if err != nil {
@@ -36,20 +36,17 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 	t.Nodes = renderers.ExpandVLANs(out)
 	for _, n := range t.Nodes {
 		if strings.HasPrefix(n.Line, "interface ") {
-			n.Children = trunkVLANs.Expand(n.Children, isTrunk(n))
+			n.Children = trunkVLANs.Expand(n.Children, switchable(n.Line))
 		}
 	}
 	return &devcfg.Config{Platform: "eos", Shape: devcfg.ShapeTree, Tree: t}, nil
 }
 
-// isTrunk: access is the EOS default mode and is not printed.
-func isTrunk(iface *devcfg.Node) bool {
-	for _, c := range iface.Children {
-		if c.Line == "switchport mode trunk" {
-			return true
-		}
-	}
-	return false
+// switchable: Ethernet ports and port-channels have an allowed-VLAN list,
+// every VLAN until configured, whatever their mode.
+func switchable(iface string) bool {
+	name := strings.ToLower(strings.TrimPrefix(iface, "interface "))
+	return strings.HasPrefix(name, "ethernet") || strings.HasPrefix(name, "port-channel")
 }
 
 // splitMapLine turns "qos map dscp 24 25 to traffic-class 0" into one

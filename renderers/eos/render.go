@@ -237,11 +237,9 @@ var trunkVLANs = devcfg.MemberList{
 func trunkMember(vlan int) string { return trunkVLANs.Member + strconv.Itoa(vlan) }
 
 // ownedScope: the global map of the trusted field, the ROCEFAB_ profile,
-// the lossless VLAN, and only the listed settings on the listed ports: on
-// a trunk, membership of the lossless VLAN (a trunk that allows every VLAN
-// holds it), never the rest of its allowed list. Membership is owned on
-// every listed port whatever its mode, so a port that stops being a trunk
-// loses it.
+// the lossless VLAN, and only the listed settings on the listed ports:
+// membership of the lossless VLAN in a port's allowed list (see
+// memberOwner), never the rest of the list.
 func ownedScope(sw *intent.Switch) devcfg.Scope {
 	s := devcfg.Scope{Lines: []devcfg.LineOwner{
 		{Prefix: "qos profile " + Marker + "_", Subtree: true},
@@ -259,24 +257,41 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		for _, pre := range prefixes {
 			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: pre})
 		}
-		if slices.Contains(prefixes, "switchport mode ") && sw.Policy.VLAN != 0 {
-			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: trunkMember(sw.Policy.VLAN), Exact: true,
-				ImpliedBy: []string{trunkVLANs.All}})
+	}
+	ownMember := func(iface string, trunk bool) {
+		if sw.Policy.VLAN != 0 {
+			s.Lines = append(s.Lines, memberOwner([]string{iface}, sw.Policy.VLAN, trunk))
 		}
 	}
 	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan "}
 	for _, port := range sw.Ports {
 		iface := "interface " + port.Name
+		trunk := port.Mode == "trunk"
 		own(iface, "service-profile ")
 		if port.LAG == "" {
 			own(iface, l3...)
+			ownMember(iface, trunk)
 			continue
 		}
 		own(iface, "channel-group ")
 		if id, err := lagID(sw.Name, port.LAG); err == nil && !seen[id] {
 			seen[id] = true
 			own("interface Port-Channel"+id, l3...)
+			ownMember("interface Port-Channel"+id, trunk)
 		}
 	}
 	return s
+}
+
+// memberOwner owns the lossless VLAN's membership of an interface's
+// allowed list, so rocefab adds it on a trunk and removes what it added
+// when the port stops being one. On a trunk a list of every VLAN holds the
+// membership; elsewhere such a list is the device default, not rocefab's,
+// and is never narrowed (`add` on it changed nothing).
+func memberOwner(parents []string, vlan int, trunk bool) devcfg.LineOwner {
+	o := devcfg.LineOwner{Parents: parents, Prefix: trunkMember(vlan), Exact: true}
+	if trunk {
+		o.ImpliedBy = []string{trunkVLANs.All}
+	}
+	return o
 }

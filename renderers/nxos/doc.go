@@ -9,12 +9,14 @@
 // sends `switchport trunk allowed vlan <list>` (replaces the list) or
 // `no switchport trunk allowed vlan` (resets it to every VLAN). What NX-OS
 // does, and what Parse relies on:
-//   - A trunk allows every VLAN (1-4094) by default, and the running config
-//     then prints no allowed-vlan line; `add` on such a port keeps every VLAN
-//     (add extends the current list), so rocefab never narrows a trunk, and
-//     Parse models the missing line as "switchport trunk allowed vlan all",
-//     which implies the lossless membership. `remove N` on it leaves the
-//     explicit list 1-(N-1),(N+1)-4094. An empty list prints as
+//   - A port's allowed list is every VLAN (1-4094) by default, whatever its
+//     mode, and the running config then prints no allowed-vlan line; `add`
+//     on such a port keeps every VLAN (add extends the current list). Parse
+//     models the missing line on Ethernet ports and port-channels as
+//     "switchport trunk allowed vlan all", which on a RoCE trunk implies the
+//     lossless membership: rocefab sends no `add` there and never narrows
+//     the list, also not when the port stops being a trunk (`remove N` would
+//     leave the explicit list 1-(N-1),(N+1)-4094). An empty list prints as
 //     `switchport trunk allowed vlan none`.
 //   - The running config prints the whole list on one line
 //     (`switchport trunk allowed vlan 10,100,200-210`); long lists continue

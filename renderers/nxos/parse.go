@@ -13,8 +13,9 @@ import (
 // one "vlan N" line per VLAN so each can be owned on its own. An
 // interface's allowed-VLAN list (one line, or a first line and "switchport
 // trunk allowed vlan add ..." continuation lines for a long list) becomes
-// one "switchport trunk allowed vlan add N" line per VLAN; a trunk without
-// a list allows every VLAN: "switchport trunk allowed vlan all".
+// one "switchport trunk allowed vlan add N" line per VLAN; an Ethernet port
+// or port-channel without a list allows every VLAN: "switchport trunk
+// allowed vlan all".
 func Parse(raw []byte) (*devcfg.Config, error) {
 	t, err := devcfg.ParseIndented(string(raw), "!")
 	if err != nil {
@@ -23,19 +24,17 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 	t.Nodes = renderers.ExpandVLANs(t.Nodes)
 	for _, n := range t.Nodes {
 		if strings.HasPrefix(n.Line, "interface ") {
-			n.Children = trunkVLANs.Expand(n.Children, isTrunk(n))
+			n.Children = trunkVLANs.Expand(n.Children, switchable(n.Line))
 		}
 	}
 	return &devcfg.Config{Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t}, nil
 }
 
-func isTrunk(iface *devcfg.Node) bool {
-	for _, c := range iface.Children {
-		if c.Line == "switchport mode trunk" {
-			return true
-		}
-	}
-	return false
+// switchable: Ethernet ports and port-channels have an allowed-VLAN list,
+// every VLAN until configured, whatever their mode.
+func switchable(iface string) bool {
+	name := strings.ToLower(strings.TrimPrefix(iface, "interface "))
+	return strings.HasPrefix(name, "ethernet") || strings.HasPrefix(name, "port-channel")
 }
 
 // Normalise drops the headers NX-OS prints (`version`, `hostname`, `!`

@@ -280,11 +280,10 @@ func singletons() []devcfg.Singleton {
 
 // ownedScope is what rocefab owns: its ROCEFAB_ objects whole, the system
 // qos service-policies, the watchdog switch, the lossless VLAN, and only
-// the listed settings on the listed ports: on a trunk, membership of the
-// lossless VLAN (a trunk that allows every VLAN holds it), never the rest
-// of its allowed list. It does not depend on the profile or a port's mode,
-// so settings the profile drops, and the membership of a port that stops
-// being a trunk, are removed from the device.
+// the listed settings on the listed ports: membership of the lossless VLAN
+// in a port's allowed list (see memberOwner), never the rest of the list.
+// It does not depend on the profile, so settings the profile drops are
+// removed from the device.
 func ownedScope(sw *intent.Switch) devcfg.Scope {
 	s := devcfg.Scope{Lines: []devcfg.LineOwner{
 		{Prefix: "class-map type qos match-any " + Marker + "_", Subtree: true},
@@ -300,7 +299,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		s.Lines = append(s.Lines, devcfg.LineOwner{Prefix: vlanLine(sw.Policy.VLAN), Exact: true})
 	}
 	seen := map[string]bool{}
-	own := func(iface string, l3 bool) {
+	own := func(iface string, l3, trunk bool) {
 		if seen[iface] {
 			return
 		}
@@ -319,19 +318,32 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 			devcfg.LineOwner{Parents: parents, Prefix: "service-policy type qos input "},
 		)
 		if sw.Policy.VLAN != 0 {
-			s.Lines = append(s.Lines, devcfg.LineOwner{Parents: parents, Prefix: trunkMember(sw.Policy.VLAN), Exact: true,
-				ImpliedBy: []string{trunkVLANs.All}})
+			s.Lines = append(s.Lines, memberOwner(parents, sw.Policy.VLAN, trunk))
 		}
 	}
 	for _, port := range sw.Ports {
+		trunk := port.Mode == "trunk"
 		if port.LAG == "" {
-			own("interface "+port.Name, true)
+			own("interface "+port.Name, true, trunk)
 			continue
 		}
-		own("interface "+port.Name, false)
+		own("interface "+port.Name, false, trunk)
 		if id, err := lagID(sw.Name, port.LAG); err == nil {
-			own("interface port-channel"+id, true)
+			own("interface port-channel"+id, true, trunk)
 		}
 	}
 	return s
+}
+
+// memberOwner owns the lossless VLAN's membership of an interface's
+// allowed list, so rocefab adds it on a trunk and removes what it added
+// when the port stops being one. On a trunk a list of every VLAN holds the
+// membership; elsewhere such a list is the device default, not rocefab's,
+// and is never narrowed (`add` on it changed nothing).
+func memberOwner(parents []string, vlan int, trunk bool) devcfg.LineOwner {
+	o := devcfg.LineOwner{Parents: parents, Prefix: trunkMember(vlan), Exact: true}
+	if trunk {
+		o.ImpliedBy = []string{trunkVLANs.All}
+	}
+	return o
 }
