@@ -1,6 +1,7 @@
 package openconfig
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -241,6 +242,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	lagMode := map[string]string{}
 	var lags []string
+	var trunks []string // interfaces whose trunk-vlans rocefab sets
 	switched := false
 	for _, port := range sw.Ports {
 		if !PortPattern.MatchString(port.Name) {
@@ -279,6 +281,9 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			if port.Mode == "trunk" {
 				out[sv+"/config/interface-mode"] = devcfg.String("TRUNK")
 				out[sv+"/config/trunk-vlans"] = devcfg.JSON([]int{vlan})
+				if t := cmp.Or(port.LAG, port.Name); !slices.Contains(trunks, t) {
+					trunks = append(trunks, t)
+				}
 			} else {
 				out[sv+"/config/interface-mode"] = devcfg.String("ACCESS")
 				out[sv+"/config/access-vlan"] = devcfg.Int(int64(vlan))
@@ -320,6 +325,9 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	if switched {
 		notes = append(notes, fmt.Sprintf("VLAN %d must exist on the device: OpenConfig keeps VLANs under network-instances, which rocefab does not render", vlan))
 	}
+	if len(trunks) > 0 {
+		notes = append(notes, trunkVLANsNote(trunks, vlan))
+	}
 	notes = append(notes, fmt.Sprintf("interface MTU %d is the L2 MTU: IP MTU %d plus the %d-byte Ethernet header", l2, l3, L2Header))
 
 	cfg := &devcfg.Config{Shape: devcfg.ShapePaths, Paths: out, Owned: scope}
@@ -328,4 +336,20 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	cfg.Notes = append(notes, cfg.Notes...)
 	return cfg, nil
+}
+
+// trunkVLANsNote warns that the trunk VLAN list is rocefab's whole: OpenConfig
+// keeps a trunk's VLANs in one leaf-list (switched-vlan/config/trunk-vlans),
+// the gNMI driver sets a leaf-list with a replace, and a patch carries no
+// running value to merge with, so rocefab cannot add one VLAN to the list
+// as it does on NX-OS, EOS and Cumulus.
+func trunkVLANsNote(trunks []string, vlan int) string {
+	shown := trunks
+	more := ""
+	if len(shown) > 4 {
+		shown, more = shown[:4], fmt.Sprintf(" and %d more", len(trunks)-4)
+	}
+	return fmt.Sprintf("trunk VLANs of %s%s are set to exactly VLAN %d: OpenConfig trunk-vlans is one leaf-list that a gNMI set replaces, "+
+		"so any other VLAN those ports carry (storage, management) is removed; to keep them, manage the switch with its native platform (nxos, eos, cumulus), which adds only the lossless VLAN",
+		strings.Join(shown, ", "), more, vlan)
 }

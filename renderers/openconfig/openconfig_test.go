@@ -346,3 +346,40 @@ func TestMarshalNoEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestTrunkVLANsNote: trunk-vlans is a leaf-list a gNMI set replaces, so
+// every OpenConfig switch with trunk ports says in its plan notes that the
+// list becomes exactly the lossless VLAN; a switch without trunks does not.
+func TestTrunkVLANsNote(t *testing.T) {
+	const marker = "are set to exactly VLAN"
+	for _, tc := range []struct {
+		name  string
+		ports []intent.Port
+		want  string // "" for no note
+	}{
+		{"trunks", nil, "trunk VLANs of Ethernet1, Ethernet2, Ethernet3, Ethernet4 and 28 more are set to exactly VLAN 100"},
+		{"a trunk LAG and a trunk port", []intent.Port{
+			{Name: "Ethernet1", Mode: "access"},
+			{Name: "Ethernet2", Mode: "trunk", LAG: "Port-Channel10"},
+			{Name: "Ethernet3", Mode: "trunk", LAG: "Port-Channel10"},
+			{Name: "Ethernet4/1", Mode: "trunk"},
+		}, "trunk VLANs of Port-Channel10, Ethernet4/1 are set to exactly VLAN 100"},
+		{"access and routed only", []intent.Port{{Name: "Ethernet1", Mode: "access"}, {Name: "Ethernet2", Mode: "routed"}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw := basicSwitch(t)
+			if tc.ports != nil {
+				sw.Ports = tc.ports
+			}
+			notes := strings.Join(mustRender(t, sw).Notes, "\n")
+			switch {
+			case tc.want == "" && strings.Contains(notes, marker):
+				t.Fatalf("a switch without trunks has the trunk note:\n%s", notes)
+			case tc.want != "" && !strings.Contains(notes, tc.want):
+				t.Fatalf("notes lack %q:\n%s", tc.want, notes)
+			case tc.want != "" && !strings.Contains(notes, "gNMI set replaces"):
+				t.Fatalf("the note does not say why:\n%s", notes)
+			}
+		})
+	}
+}
