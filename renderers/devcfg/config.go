@@ -100,6 +100,7 @@ func (c *Config) Filter(scope Scope) *Config {
 		}
 		for _, i := range scope.Implied {
 			if v, ok := c.Paths[i.By]; ok {
+				out.Paths[i.By] = v
 				if _, held := out.Paths[i.Path]; !held {
 					out.Paths[i.Path] = v
 				}
@@ -128,13 +129,37 @@ type Scope struct {
 	Implied []ImpliedPath `json:"implied,omitempty"`
 }
 
-// ImpliedPath says that running path By implies owned path Path: Filter
-// shows Path (with By's value) where the running config holds By. A Cumulus
+// ImpliedPath says that running path By implies owned path Path: a Cumulus
 // port that inherits every VLAN of its bridge (parsed as "... vlan all")
-// is a member of the lossless VLAN that rocefab owns ("... vlan 100").
+// is a member of the lossless VLAN rocefab owns ("... vlan 100"). Filter
+// shows both where the running config holds By; the diff removes neither,
+// since they stand for a device default rocefab did not set.
 type ImpliedPath struct {
 	Path string `json:"path"`
 	By   string `json:"by"`
+}
+
+// PathImplied reports whether have holds a path that implies path.
+func (s Scope) PathImplied(path string, have Paths) bool {
+	for _, i := range s.Implied {
+		if i.Path == path {
+			if _, ok := have[i.By]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Implies reports whether path is one that implies an owned path (an
+// ImpliedPath's By): it is kept in the owned view but never removed.
+func (s Scope) Implies(path string) bool {
+	for _, i := range s.Implied {
+		if i.By == path {
+			return true
+		}
+	}
+	return false
 }
 
 // LineOwner owns tree lines under an exact parent path (empty for top level)
@@ -143,9 +168,11 @@ type ImpliedPath struct {
 // Exact owns only the line equal to Prefix, so "vlan 100" does not also
 // own "vlan 1000" and "switchport" does not own "switchport mode trunk".
 // ImpliedBy (with Exact) lists running lines under the same Parents that
-// imply the owned line: Filter shows Prefix in their place, so a trunk
-// that allows every VLAN ("switchport trunk allowed vlan all") counts as a
-// member of the lossless one ("switchport trunk allowed vlan add 100").
+// imply the owned line: a trunk that allows every VLAN ("switchport trunk
+// allowed vlan all") is a member of the lossless one ("switchport trunk
+// allowed vlan add 100"). Filter shows Prefix in their place, marked
+// Node.Implied, which the diff never removes: it stands for a device
+// default rocefab did not set.
 type LineOwner struct {
 	Parents   []string `json:"parents,omitempty"`
 	Prefix    string   `json:"prefix"`
@@ -203,7 +230,7 @@ func (s Scope) filterTree(t *Tree) *Tree {
 		for _, n := range nodes {
 			if implied := s.impliedLines(parents, n.Line); len(implied) > 0 {
 				for _, l := range implied {
-					kept = append(kept, &Node{Line: l})
+					kept = append(kept, &Node{Line: l, Implied: true})
 				}
 				continue
 			}
@@ -240,7 +267,7 @@ func (s Scope) OwnsLine(parents []string, line string) bool {
 func (s Scope) impliedLines(parents []string, line string) []string {
 	var out []string
 	for _, o := range s.Lines {
-		if o.Exact && len(o.ImpliedBy) > 0 && equalLines(o.Parents, parents) && slices.Contains(o.ImpliedBy, line) {
+		if o.Exact && equalLines(o.Parents, parents) && slices.Contains(o.ImpliedBy, line) {
 			out = append(out, o.Prefix)
 		}
 	}

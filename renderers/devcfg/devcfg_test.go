@@ -263,7 +263,7 @@ func TestNegationRewritesListMembers(t *testing.T) {
 	}
 }
 
-func TestFilterShowsImpliedMembers(t *testing.T) {
+func TestImpliedMembers(t *testing.T) {
 	tr, _ := ParseIndented("interface Ethernet1/1\n  switchport mode trunk\n  switchport trunk allowed vlan all\n"+
 		"interface Ethernet1/2\n  switchport trunk allowed vlan add 10\n  switchport trunk allowed vlan add 100\n"+
 		"interface Ethernet1/3\n  switchport trunk allowed vlan all\n", "!")
@@ -272,11 +272,18 @@ func TestFilterShowsImpliedMembers(t *testing.T) {
 			ImpliedBy: []string{"switchport trunk allowed vlan all"}}
 	}
 	scope := Scope{Lines: []LineOwner{member("interface Ethernet1/1"), member("interface Ethernet1/2")}}
-	got := (&Config{Shape: ShapeTree, Tree: tr}).Filter(scope.Clone()).Text()
-	// Ethernet1/3 is not in scope: its "all" implies nothing rocefab owns.
+	filtered := (&Config{Shape: ShapeTree, Tree: tr}).Filter(scope.Clone())
+	// Ethernet1/1 shows the member its list of every VLAN implies, marked
+	// Implied; Ethernet1/3 is not in scope.
 	want := "interface Ethernet1/1\n  switchport trunk allowed vlan add 100\ninterface Ethernet1/2\n  switchport trunk allowed vlan add 100\n"
-	if got != want {
+	if got := filtered.Text(); got != want {
 		t.Fatalf("filtered:\n%s\nwant:\n%s", got, want)
+	}
+	for port, implied := range map[string]bool{"interface Ethernet1/1": true, "interface Ethernet1/2": false} {
+		n := filtered.Tree.Find([]string{port, "switchport trunk allowed vlan add 100"})
+		if n == nil || n.Implied != implied || n.Clone().Implied != implied {
+			t.Errorf("%s: member %+v, want Implied %v", port, n, implied)
+		}
 	}
 	if scope.OwnsLine([]string{"interface Ethernet1/1"}, "switchport trunk allowed vlan all") {
 		t.Error("the implying line itself is not owned: it must never be removed")
@@ -286,6 +293,7 @@ func TestFilterShowsImpliedMembers(t *testing.T) {
 		"interface swp1 bridge domain br_default vlan all": Empty,
 		"interface swp2 bridge domain br_default vlan 10":  Empty,
 		"interface swp3 bridge domain br_default vlan 100": Empty,
+		"interface swp9 bridge domain br_default vlan all": Empty,
 	}
 	ps := Scope{}
 	for _, port := range []string{"swp1", "swp2", "swp3"} {
@@ -293,10 +301,17 @@ func TestFilterShowsImpliedMembers(t *testing.T) {
 		ps.Paths = append(ps.Paths, owned)
 		ps.Implied = append(ps.Implied, ImpliedPath{Path: owned, By: "interface " + port + " bridge domain br_default vlan all"})
 	}
-	gotPaths := (&Config{Shape: ShapePaths, Paths: paths}).Filter(ps.Clone()).Paths.Text()
-	wantPaths := "interface swp1 bridge domain br_default vlan 100 = {}\ninterface swp3 bridge domain br_default vlan 100 = {}\n"
-	if gotPaths != wantPaths {
-		t.Fatalf("filtered paths:\n%s\nwant:\n%s", gotPaths, wantPaths)
+	fp := (&Config{Shape: ShapePaths, Paths: paths}).Filter(ps.Clone()).Paths
+	wantPaths := "interface swp1 bridge domain br_default vlan 100 = {}\ninterface swp1 bridge domain br_default vlan all = {}\n" +
+		"interface swp3 bridge domain br_default vlan 100 = {}\n"
+	if got := fp.Text(); got != wantPaths {
+		t.Fatalf("filtered paths:\n%s\nwant:\n%s", got, wantPaths)
+	}
+	if !ps.PathImplied("interface swp1 bridge domain br_default vlan 100", fp) || ps.PathImplied("interface swp2 bridge domain br_default vlan 100", fp) {
+		t.Error("PathImplied: swp1 inherits every VLAN, swp2 has its own set")
+	}
+	if !ps.Implies("interface swp1 bridge domain br_default vlan all") || ps.Implies("interface swp3 bridge domain br_default vlan 100") {
+		t.Error("Implies names the implying paths only")
 	}
 }
 

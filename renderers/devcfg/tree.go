@@ -15,11 +15,15 @@ type Tree struct {
 type Node struct {
 	Line     string
 	Children []*Node
+	// Implied marks a line Filter shows because a running line implies it
+	// (LineOwner.ImpliedBy): it holds, but is a device default that rocefab
+	// did not set, so the diff never removes it.
+	Implied bool `json:",omitempty"`
 }
 
 // Clone returns a deep copy.
 func (n *Node) Clone() *Node {
-	out := &Node{Line: n.Line}
+	out := &Node{Line: n.Line, Implied: n.Implied}
 	for _, c := range n.Children {
 		out.Children = append(out.Children, c.Clone())
 	}

@@ -14,7 +14,10 @@ type Classifier func(devcfg.Change) (devcfg.Disruption, string)
 // to them), then removals in reverse running order (references before the
 // objects they point at). running must already be filtered to the owned
 // scope and normalised (drivers.Running.Owned); desired.Owned decides which
-// unmatched running lines may be removed.
+// unmatched running lines may be removed. What a running line or path
+// implies (devcfg.LineOwner.ImpliedBy, devcfg.Scope.Implied: a trunk that
+// allows every VLAN holds the lossless one) is present, and never removed:
+// it is a device default, not rocefab's.
 func Diff(desired, running *devcfg.Config, syn devcfg.Syntax, classify Classifier) []devcfg.Change {
 	var changes []devcfg.Change
 	switch desired.Shape {
@@ -23,7 +26,7 @@ func Diff(desired, running *devcfg.Config, syn devcfg.Syntax, classify Classifie
 		d.walk(nil, desired.Tree.Children(nil), running.Tree.Children(nil))
 		changes = append(d.adds, reversed(d.removes)...)
 	case devcfg.ShapePaths:
-		changes = pathsDiff(desired.Paths, running.Paths)
+		changes = pathsDiff(desired.Paths, running.Paths, desired.Owned)
 	case devcfg.ShapeHost:
 		var want, have devcfg.Paths
 		if desired.Host != nil {
@@ -32,7 +35,7 @@ func Diff(desired, running *devcfg.Config, syn devcfg.Syntax, classify Classifie
 		if running.Host != nil {
 			have = running.Host.Paths()
 		}
-		changes = pathsDiff(want, have)
+		changes = pathsDiff(want, have, devcfg.Scope{})
 	}
 	if classify != nil {
 		for i := range changes {
@@ -80,6 +83,9 @@ func (d *treeDiff) walk(parents []string, want, have []*devcfg.Node) {
 		if matched[h] {
 			continue
 		}
+		if h.Implied {
+			continue // a device default, not rocefab's to remove
+		}
 		if d.scope.OwnsLine(parents, h.Line) {
 			d.removes = append(d.removes, devcfg.Change{Action: devcfg.Remove, Parents: clone(parents), Path: h.Line, Old: h.Line, Block: h.Children})
 			continue
@@ -90,12 +96,13 @@ func (d *treeDiff) walk(parents []string, want, have []*devcfg.Node) {
 	}
 }
 
-func pathsDiff(want, have devcfg.Paths) []devcfg.Change {
+func pathsDiff(want, have devcfg.Paths, scope devcfg.Scope) []devcfg.Change {
 	var adds, removes []devcfg.Change
 	for _, p := range want.Keys() {
 		w := want[p]
 		h, ok := have[p]
 		switch {
+		case !ok && scope.PathImplied(p, have):
 		case !ok:
 			adds = append(adds, devcfg.Change{Action: devcfg.Add, Path: p, New: string(w)})
 		case h != w:
@@ -103,7 +110,7 @@ func pathsDiff(want, have devcfg.Paths) []devcfg.Change {
 		}
 	}
 	for _, p := range have.Keys() {
-		if _, ok := want[p]; !ok {
+		if _, ok := want[p]; !ok && !scope.Implies(p) && !scope.PathImplied(p, have) {
 			removes = append(removes, devcfg.Change{Action: devcfg.Remove, Path: p, Old: string(have[p])})
 		}
 	}

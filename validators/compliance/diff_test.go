@@ -177,3 +177,51 @@ func TestPathsDiffAndClassify(t *testing.T) {
 		t.Fatalf("patch %+v", patch)
 	}
 }
+
+// TestImpliedMembership: a desired member line or path that a running one
+// implies (a trunk allowing every VLAN, a Cumulus port inheriting its
+// bridge's VLANs) is present; an explicit member rocefab no longer wants is
+// removed; the implying line or path is never removed, and a membership
+// it implies is never taken away (that would narrow a device default).
+func TestImpliedMembership(t *testing.T) {
+	syn := devcfg.Syntax{Style: devcfg.StyleCLITree, Negate: "no ", Exit: "exit"}
+	const all = "switchport trunk allowed vlan all"
+	member := func(port string, vlan string) devcfg.LineOwner {
+		return devcfg.LineOwner{Parents: []string{port}, Prefix: "switchport trunk allowed vlan add " + vlan, Exact: true, ImpliedBy: []string{all}}
+	}
+	// The lossless VLAN moved from 100 to 101; the scope still owns 100.
+	sc := devcfg.Scope{Lines: []devcfg.LineOwner{
+		member("interface Ethernet1/1", "100"), member("interface Ethernet1/1", "101"),
+		member("interface Ethernet1/2", "100"), member("interface Ethernet1/2", "101"),
+	}}
+	desired := &devcfg.Config{Shape: devcfg.ShapeTree, Owned: sc, Tree: tree(t,
+		"interface Ethernet1/1\n  switchport trunk allowed vlan add 101\ninterface Ethernet1/2\n  switchport trunk allowed vlan add 101\n")}
+	running := &devcfg.Config{Shape: devcfg.ShapeTree, Tree: tree(t,
+		"interface Ethernet1/1\n  "+all+"\ninterface Ethernet1/2\n  switchport trunk allowed vlan add 10\n  switchport trunk allowed vlan add 100\n")}
+	running = running.Filter(sc)
+	var got []string
+	for _, c := range Diff(desired, running, syn, nil) {
+		got = append(got, c.Action.Symbol()+" "+c.Where())
+	}
+	want := "+ interface Ethernet1/2 > switchport trunk allowed vlan add 101|- interface Ethernet1/2 > switchport trunk allowed vlan add 100"
+	if strings.Join(got, "|") != want {
+		t.Fatalf("changes = %q, want %q", strings.Join(got, "|"), want)
+	}
+
+	const inherits = "interface swp1 bridge domain br_default vlan all"
+	ps := devcfg.Scope{Paths: []string{"interface swp1 bridge domain br_default vlan 100", "interface swp2 bridge domain br_default vlan 100"},
+		Implied: []devcfg.ImpliedPath{
+			{Path: "interface swp1 bridge domain br_default vlan 100", By: inherits},
+			{Path: "interface swp2 bridge domain br_default vlan 100", By: "interface swp2 bridge domain br_default vlan all"},
+		}}
+	want2 := devcfg.Paths{"interface swp1 bridge domain br_default vlan 100": devcfg.Empty, "interface swp2 bridge domain br_default vlan 100": devcfg.Empty}
+	have := (&devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{inherits: devcfg.Empty, "interface swp2 bridge domain br_default vlan 10": devcfg.Empty}}).Filter(ps)
+	changes := Diff(&devcfg.Config{Shape: devcfg.ShapePaths, Paths: want2, Owned: ps}, have, devcfg.Syntax{}, nil)
+	if len(changes) != 1 || changes[0].Action != devcfg.Add || changes[0].Path != "interface swp2 bridge domain br_default vlan 100" {
+		t.Fatalf("paths changes = %+v, want one add on swp2 (swp1 inherits it; the marker stays)", changes)
+	}
+	// Nothing wanted any more: the inheriting marker is still not removed.
+	if changes := Diff(&devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}, Owned: ps}, have, devcfg.Syntax{}, nil); len(changes) != 0 {
+		t.Fatalf("changes = %+v, want none", changes)
+	}
+}
