@@ -445,6 +445,8 @@ func nvueIsCollection(w []string) bool {
 	switch w[n-2] {
 	case "vlan", "member", "server", "address":
 		return true
+	case "domain": // "bridge domain br_default": a bridge port
+		return w[n-3] == "bridge"
 	case "switch-priority":
 		return !oneOf("mapping", w)
 	}

@@ -114,25 +114,40 @@ func TestNXOSContinuesLongLists(t *testing.T) {
 // each, lists and ranges expanded), `nv unset ... vlan N` removes one.
 func TestNVUEPortVLANs(t *testing.T) {
 	sim := startSim(t, Options{Personality: Cumulus, Ports: 2, Blank: true})
-	vlans := func() []string {
+	// at returns the applied object at the keys, nil if there is none.
+	at := func(keys ...string) map[string]any {
 		t.Helper()
 		var doc []map[string]any
 		if err := json.Unmarshal([]byte(sim.Config()), &doc); err != nil {
 			t.Fatalf("config is not JSON: %v", err)
 		}
-		var keys []string
 		for _, item := range doc {
-			set, _ := item["set"].(map[string]any)
-			m := set
-			for _, k := range []string{"interface", "swp1", "bridge", "domain", "br_default", "vlan"} {
+			m, _ := item["set"].(map[string]any)
+			for _, k := range keys {
 				m, _ = m[k].(map[string]any)
 			}
-			for k := range m {
-				keys = append(keys, k)
+			if m != nil {
+				return m
 			}
+		}
+		return nil
+	}
+	vlans := func() []string {
+		t.Helper()
+		var keys []string
+		for k := range at("interface", "swp1", "bridge", "domain", "br_default", "vlan") {
+			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		return keys
+	}
+	// A port joins the bridge without VLANs of its own: NVUE keeps it as
+	// an empty bridge domain object.
+	if err := sim.HandChange("nv set interface swp2 bridge domain br_default"); err != nil {
+		t.Fatal(err)
+	}
+	if m := at("interface", "swp2", "bridge", "domain", "br_default"); m == nil || len(m) != 0 {
+		t.Fatalf("swp2 is not an empty br_default member:\n%s", sim.Config())
 	}
 	for _, s := range []struct {
 		cmd  string
