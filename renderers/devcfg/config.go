@@ -218,28 +218,42 @@ func (s Scope) OwnsPath(p string) bool {
 
 func isPathBoundary(c byte) bool { return c == '/' || c == '[' || c == ' ' }
 
-// filterTree keeps owned lines, with their ancestors as context.
+// filterTree keeps owned lines, with their ancestors as context. Owners
+// are looked up by their parents, so a running config with many lines
+// under many owned contexts (a trunk's per-VLAN member lines on every
+// port) filters in time linear in its size.
 func (s Scope) filterTree(t *Tree) *Tree {
 	out := &Tree{}
 	if t == nil {
 		return out
 	}
+	byParents := make(map[string]Scope, len(s.Lines))
+	for _, o := range s.Lines {
+		k := strings.Join(o.Parents, "\n")
+		sub := byParents[k]
+		sub.Lines = append(sub.Lines, o)
+		byParents[k] = sub
+	}
 	var walk func(parents []string, nodes []*Node) []*Node
 	walk = func(parents []string, nodes []*Node) []*Node {
 		var kept []*Node
+		here := byParents[strings.Join(parents, "\n")]
 		for _, n := range nodes {
-			if implied := s.impliedLines(parents, n.Line); len(implied) > 0 {
+			if implied := here.impliedLines(parents, n.Line); len(implied) > 0 {
 				for _, l := range implied {
 					kept = append(kept, &Node{Line: l, Implied: true})
 				}
 				continue
 			}
-			switch s.lineOwnership(parents, n.Line) {
+			switch here.lineOwnership(parents, n.Line) {
 			case ownSubtree:
 				kept = append(kept, n.Clone())
 			case ownLine:
 				kept = append(kept, &Node{Line: n.Line})
 			default:
+				if len(n.Children) == 0 {
+					continue
+				}
 				if kids := walk(append(parents, n.Line), n.Children); len(kids) > 0 {
 					kept = append(kept, &Node{Line: n.Line, Children: kids})
 				}

@@ -21,29 +21,46 @@ func ParseIDList(s string, lo, hi int) ([]int, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("empty ID list")
 	}
-	seen := map[int]bool{}
-	var ids []int
+	set, n, err := parseIDSet(s, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int, 0, n)
+	for v := lo; v <= hi; v++ {
+		if set[v-lo] {
+			ids = append(ids, v)
+		}
+	}
+	return ids, nil
+}
+
+// parseIDSet is ParseIDList as a set: set[id-lo], and how many IDs it holds.
+func parseIDSet(s string, lo, hi int) ([]bool, int, error) {
+	if hi < lo {
+		return nil, 0, fmt.Errorf("empty ID range %d..%d", lo, hi)
+	}
+	set := make([]bool, hi-lo+1)
+	n := 0
 	for _, part := range strings.Split(s, ",") {
 		first, last, isRange := strings.Cut(strings.TrimSpace(part), "-")
 		a, err := strconv.Atoi(first)
 		if err != nil || a < lo || a > hi {
-			return nil, fmt.Errorf("%q is not an ID in %d..%d", part, lo, hi)
+			return nil, 0, fmt.Errorf("%q is not an ID in %d..%d", part, lo, hi)
 		}
 		b := a
 		if isRange {
 			if b, err = strconv.Atoi(last); err != nil || b < a || b > hi {
-				return nil, fmt.Errorf("%q is not a range in %d..%d", part, lo, hi)
+				return nil, 0, fmt.Errorf("%q is not a range in %d..%d", part, lo, hi)
 			}
 		}
 		for v := a; v <= b; v++ {
-			if !seen[v] {
-				seen[v] = true
-				ids = append(ids, v)
+			if !set[v-lo] {
+				set[v-lo] = true
+				n++
 			}
 		}
 	}
-	slices.Sort(ids)
-	return ids, nil
+	return set, n, nil
 }
 
 // FormatIDList writes IDs as the shortest list of single IDs and ranges:
@@ -97,13 +114,16 @@ type MemberList struct {
 // are left as they are, with the other lines.
 func (m MemberList) Expand(lines []*Node, implicitAll bool) []*Node {
 	first := -1
-	set := map[int]bool{}
+	var set idSet
 	for i, n := range lines {
 		rest, ok := strings.CutPrefix(n.Line, m.Prefix)
 		if !ok {
 			continue
 		}
-		if !m.apply(set, rest) {
+		if set.ids == nil {
+			set.ids = make([]bool, m.Hi-m.Lo+1)
+		}
+		if !m.apply(&set, rest) {
 			return lines
 		}
 		if first < 0 {
@@ -129,7 +149,7 @@ func (m MemberList) Expand(lines []*Node, implicitAll bool) []*Node {
 		}
 		return out
 	}
-	out := make([]*Node, 0, len(lines)+len(set))
+	out := make([]*Node, 0, len(lines)+set.n)
 	for i, n := range lines {
 		if strings.HasPrefix(n.Line, m.Prefix) {
 			if i == first {
@@ -142,16 +162,29 @@ func (m MemberList) Expand(lines []*Node, implicitAll bool) []*Node {
 	return out
 }
 
+// idSet is a set of IDs lo..hi: ids[id-lo], and n of them.
+type idSet struct {
+	ids []bool
+	n   int
+}
+
+func (s *idSet) put(i int, v bool) {
+	if s.ids[i] != v {
+		s.ids[i] = v
+		if v {
+			s.n++
+		} else {
+			s.n--
+		}
+	}
+}
+
 // apply changes set by one list line's argument; false if it does not parse.
-func (m MemberList) apply(set map[int]bool, arg string) bool {
+func (m MemberList) apply(set *idSet, arg string) bool {
 	word, ids, _ := strings.Cut(arg, " ")
 	all := func(v bool) {
-		for id := m.Lo; id <= m.Hi; id++ {
-			if v {
-				set[id] = true
-			} else {
-				delete(set, id)
-			}
+		for i := range set.ids {
+			set.put(i, v)
 		}
 	}
 	switch word {
@@ -162,44 +195,43 @@ func (m MemberList) apply(set map[int]bool, arg string) bool {
 		all(false)
 		return ids == ""
 	case "add", "remove", "except":
-		list, err := ParseIDList(ids, m.Lo, m.Hi)
+		list, _, err := parseIDSet(ids, m.Lo, m.Hi)
 		if err != nil {
 			return false
 		}
 		if word == "except" {
 			all(true)
 		}
-		for _, id := range list {
-			if word == "add" {
-				set[id] = true
-			} else {
-				delete(set, id)
+		for i, in := range list {
+			if in {
+				set.put(i, word == "add")
 			}
 		}
 		return true
 	}
-	list, err := ParseIDList(arg, m.Lo, m.Hi)
+	list, _, err := parseIDSet(arg, m.Lo, m.Hi)
 	if err != nil {
 		return false
 	}
-	all(false)
-	for _, id := range list {
-		set[id] = true
+	for i, in := range list {
+		set.put(i, in)
 	}
 	return true
 }
 
-func (m MemberList) lines(set map[int]bool) []*Node {
-	switch len(set) {
+func (m MemberList) lines(set idSet) []*Node {
+	switch set.n {
 	case 0:
 		return []*Node{{Line: m.None}}
-	case m.Hi - m.Lo + 1:
+	case len(set.ids):
 		return []*Node{{Line: m.All}}
 	}
-	out := make([]*Node, 0, len(set))
-	for id := m.Lo; id <= m.Hi; id++ {
-		if set[id] {
-			out = append(out, &Node{Line: m.Member + strconv.Itoa(id)})
+	nodes := make([]Node, 0, set.n) // one allocation for every member
+	out := make([]*Node, 0, set.n)
+	for i, in := range set.ids {
+		if in {
+			nodes = append(nodes, Node{Line: m.Member + strconv.Itoa(m.Lo+i)})
+			out = append(out, &nodes[len(nodes)-1])
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -322,4 +323,29 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("print → parse is not stable:\n%q\n%q", text, got)
 		}
 	})
+}
+
+// BenchmarkParseFilterWideTrunks: the worst case of the per-VLAN model, 64
+// trunks that allow every VLAN but one (what `remove` leaves on a list of
+// every VLAN), parsed, filtered to rocefab's scope and normalised.
+func BenchmarkParseFilterWideTrunks(b *testing.B) {
+	sw := basicSwitch(b)
+	desired, err := New().Render(sw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var text strings.Builder
+	for i := 1; i <= 64; i++ {
+		text.WriteString("interface Ethernet1/" + strconv.Itoa(i) + "\n  switchport\n  switchport mode trunk\n  switchport trunk allowed vlan 1-99,101-4094\n  mtu 9216\n")
+	}
+	raw := []byte(text.String())
+	pf := devcfg.Platform{Normalise: Normalise}
+	b.ReportAllocs()
+	for b.Loop() {
+		parsed, err := Parse(raw)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = drivers.NewRunning(parsed, pf, desired.Owned)
+	}
 }
