@@ -149,3 +149,19 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestOtherVLANsOnARoCEPortAreNotDrift: rocefab owns the lossless VLAN's
+// membership of a trunk, never the port's other VLANs.
+func TestOtherVLANsOnARoCEPortAreNotDrift(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	text := deviceText(t, desired) + "set interfaces et-0/0/0 unit 0 family ethernet-switching vlan members STORAGE\n"
+	if changes := compliance.Diff(desired, running(t, desired, text).Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
+		t.Fatalf("another VLAN on a RoCE port shows as drift: %+v", changes)
+	}
+	missing := strings.Replace(deviceText(t, desired),
+		"set interfaces et-0/0/0 unit 0 family ethernet-switching vlan members ROCEFAB_LOSSLESS\n", "", 1)
+	changes := compliance.Diff(desired, running(t, desired, missing).Owned, devcfg.Syntax{}, nil)
+	if len(changes) != 1 || changes[0].Action != devcfg.Add || !strings.HasSuffix(changes[0].Path, "vlan members ROCEFAB_LOSSLESS") {
+		t.Fatalf("a missing membership should be one add, got %+v", changes)
+	}
+}

@@ -251,7 +251,9 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		s.Paths = append(s.Paths,
 			"interfaces "+iface+" mtu",
 			"interfaces "+iface+" unit 0 family ethernet-switching interface-mode",
-			"interfaces "+iface+" unit 0 family ethernet-switching vlan members",
+			// Membership of the lossless VLAN only: other VLANs on the port
+			// belong to other configuration and are never removed.
+			"interfaces "+iface+" unit 0 family ethernet-switching vlan members "+VLANName,
 			cos+" interfaces "+iface+" scheduler-map",
 			cos+" interfaces "+iface+" congestion-notification-profile",
 			cos+" interfaces "+iface+" unit 0 classifiers",
