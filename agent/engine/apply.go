@@ -287,6 +287,9 @@ func (e *Engine) applyDevice(ctx context.Context, rep *RunReport, p *compliance.
 	if opt.Store.Dir != "" {
 		got := after.Owned.Clone()
 		got.Device, got.Platform = dp.Device, dp.Platform
+		if dp.Rendered != nil {
+			got.Owned = dp.Rendered.Clone()
+		}
 		if path, err := opt.Store.SaveApplied(rep.ID, dp.Device, got); err == nil {
 			rep.Devices[i].Applied = path
 		}

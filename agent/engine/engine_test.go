@@ -253,3 +253,47 @@ func TestCanaryFailureStopsTheRest(t *testing.T) {
 		t.Fatalf("outcomes %s", got)
 	}
 }
+
+// TestWhatLeftTheIntentIsRemoved: what rocefab applied last time stays its
+// own, so a port that leaves the intent is cleaned up rather than orphaned;
+// once removed it is no longer rocefab's.
+func TestWhatLeftTheIntentIsRemoved(t *testing.T) {
+	h := newHarness(t, 1)
+	withHistory := func() *Engine {
+		return New(fakeRegistry(), h.fleet.registry(), nil, Options{Parallelism: 1, LastApplied: h.store.LastApplied()})
+	}
+	plan := func(data []byte) *compliance.Plan {
+		p, err := withHistory().Plan(context.Background(), h.resolve(data), compliance.IntentRef{}, Selection{SkipHosts: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	apply := func(p *compliance.Plan) {
+		rep, err := withHistory().Apply(context.Background(), p, ApplyOptions{AllowDisruptive: true, Store: h.store})
+		if err != nil || rep.Failed() {
+			t.Fatalf("apply: %v %+v", err, rep)
+		}
+	}
+	twoPorts := fakeIntent(1, "9000")
+	onePort := []byte(strings.Replace(string(twoPorts), "names: p1-2", "names: p1", 1))
+	apply(plan(twoPorts))
+	p := plan(onePort)
+	sw, _ := p.Device("sw00")
+	if len(sw.Changes) != 1 || sw.Changes[0].Action != devcfg.Remove || sw.Changes[0].Path != "/port/p2/mtu" {
+		t.Fatalf("the port that left the intent should be cleaned up: %+v", sw.Changes)
+	}
+	apply(p)
+	dev := h.fleet.device("192.0.2.1")
+	if _, ok := dev.paths["/port/p2/mtu"]; ok {
+		t.Fatal("the removed port's setting is still on the device")
+	}
+	if again := plan(onePort); again.HasChanges() {
+		t.Fatalf("converged: %+v", again.Summary)
+	}
+	// Someone else now configures p2: it is not rocefab's any more.
+	dev.paths["/port/p2/mtu"] = devcfg.Int(1500)
+	if again := plan(onePort); again.HasChanges() {
+		t.Fatalf("configuration rocefab gave up is not drift: %+v", again.Devices[0].Changes)
+	}
+}

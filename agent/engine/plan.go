@@ -121,6 +121,17 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 		return withError(dp, err)
 	}
 	dp.Desired, dp.Notes = desired, desired.Notes
+	rendered := desired.Owned.Clone()
+	dp.Rendered = &rendered
+	var ours *devcfg.Config
+	if e.opt.LastApplied != nil {
+		ours = e.opt.LastApplied(sw.Name)
+	}
+	if ours != nil {
+		// What rocefab applied last time stays its own until removed: a
+		// port that left the intent or a moved lossless VLAN is cleaned up.
+		desired.Owned.Merge(ours.Owned)
+	}
 	drv, err := e.openDriver(ctx, &dp, desired.Owned)
 	if err != nil {
 		return withError(dp, err)
@@ -133,10 +144,6 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 	dp.Fingerprint = running.Fingerprint
 	dp.Changes = compliance.Diff(desired, running.Owned, entry.Attrs.Platform.Syntax, entry.Attrs.Classify)
 	dp.Patch = devcfg.BuildPatch(dp.Changes, entry.Attrs.Platform.Syntax)
-	var ours *devcfg.Config
-	if e.opt.LastApplied != nil {
-		ours = e.opt.LastApplied(sw.Name)
-	}
 	dp.Conflicts = devcfg.ConflictsExcept(running.Config, desired.Singletons, ours)
 	dp.Status = statusFor(kind, len(dp.Changes) > 0, len(dp.Conflicts) > 0)
 	return dp

@@ -116,7 +116,7 @@ func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig Device
 		return OutcomeFailed, err.Error()
 	}
 	got := after.Owned.Clone()
-	got.Device, got.Platform = orig.Device, orig.Platform
+	got.Device, got.Platform, got.Owned = orig.Device, orig.Platform, snap.Owned.Clone()
 	if path, err := store.SaveApplied(newRun, orig.Device, got); err == nil {
 		run.Applied = path
 	}

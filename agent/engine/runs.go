@@ -105,7 +105,8 @@ func (s RunStore) runDir(id string) string { return filepath.Join(s.Dir, "runs",
 func NewRunID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	// Microseconds keep runs started within one second in order.
+	return now.UTC().Format("20060102T150405.000000Z") + "-" + hex.EncodeToString(b[:])
 }
 
 // SaveSnapshot writes a device's owned config before a push.
@@ -121,7 +122,11 @@ func (s RunStore) SaveApplied(id, device string, cfg *devcfg.Config) (string, er
 // LastApplied indexes, per device, the config of its newest successful
 // apply, read lazily.
 func (s RunStore) LastApplied() func(device string) *devcfg.Config {
-	paths := map[string]string{}
+	type last struct {
+		path string
+		at   time.Time
+	}
+	latest := map[string]last{}
 	ids, _ := s.List()
 	for _, id := range ids {
 		rep, err := s.LoadReport(id)
@@ -129,17 +134,22 @@ func (s RunStore) LastApplied() func(device string) *devcfg.Config {
 			continue
 		}
 		for _, d := range rep.Devices {
-			if _, seen := paths[d.Device]; !seen && d.Outcome == OutcomeApplied && d.Applied != "" {
-				paths[d.Device] = d.Applied
+			if d.Outcome != OutcomeApplied || d.Applied == "" {
+				continue
+			}
+			// The newest by time, not by ID: IDs only order runs to the
+			// microsecond, and a clock may be pinned in tests.
+			if cur, ok := latest[d.Device]; !ok || rep.FinishedAt.After(cur.at) {
+				latest[d.Device] = last{d.Applied, rep.FinishedAt}
 			}
 		}
 	}
 	return func(device string) *devcfg.Config {
-		p, ok := paths[device]
+		l, ok := latest[device]
 		if !ok {
 			return nil
 		}
-		cfg, err := s.LoadSnapshot(p)
+		cfg, err := s.LoadSnapshot(l.path)
 		if err != nil {
 			return nil
 		}

@@ -193,12 +193,44 @@ func (s Scope) Clone() Scope {
 	return out
 }
 
-// Merge adds other's owners to s.
+// Merge adds other's owners that s does not already have, so merging a
+// scope with itself changes nothing.
 func (s *Scope) Merge(other Scope) {
-	s.Lines = append(s.Lines, other.Lines...)
-	s.Paths = append(s.Paths, other.Paths...)
-	s.PathPrefixes = append(s.PathPrefixes, other.PathPrefixes...)
-	s.Implied = append(s.Implied, other.Implied...)
+	lines := map[string]bool{}
+	for _, l := range s.Lines {
+		lines[l.key()] = true
+	}
+	for _, l := range other.Lines {
+		if !lines[l.key()] {
+			lines[l.key()] = true
+			s.Lines = append(s.Lines, l)
+		}
+	}
+	s.Paths = appendNew(s.Paths, other.Paths)
+	s.PathPrefixes = appendNew(s.PathPrefixes, other.PathPrefixes)
+	for _, i := range other.Implied {
+		if !slices.Contains(s.Implied, i) {
+			s.Implied = append(s.Implied, i)
+		}
+	}
+}
+
+func (l LineOwner) key() string {
+	return fmt.Sprintf("%q|%q|%v|%v|%q", l.Parents, l.Prefix, l.Subtree, l.Exact, l.ImpliedBy)
+}
+
+func appendNew(to, from []string) []string {
+	have := make(map[string]bool, len(to))
+	for _, v := range to {
+		have[v] = true
+	}
+	for _, v := range from {
+		if !have[v] {
+			have[v] = true
+			to = append(to, v)
+		}
+	}
+	return to
 }
 
 // OwnsPath reports whether a Paths key is owned.

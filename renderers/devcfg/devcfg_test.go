@@ -419,3 +419,18 @@ func FuzzMemberListExpand(f *testing.F) {
 		}
 	})
 }
+
+func TestScopeMergeAddsOnlyNewOwners(t *testing.T) {
+	a := Scope{Lines: []LineOwner{{Parents: []string{"interface Ethernet1/1"}, Prefix: "mtu "}}, Paths: []string{"/a"}}
+	b := a.Clone()
+	b.Paths = append(b.Paths, "/b")
+	b.Lines = append(b.Lines, LineOwner{Prefix: "vlan 100", Exact: true})
+	a.Merge(a.Clone())
+	if len(a.Lines) != 1 || len(a.Paths) != 1 {
+		t.Fatalf("merging a scope with itself grew it: %+v", a)
+	}
+	a.Merge(b)
+	if len(a.Lines) != 2 || len(a.Paths) != 2 {
+		t.Fatalf("merge lost or repeated owners: %+v", a)
+	}
+}

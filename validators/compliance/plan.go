@@ -66,9 +66,14 @@ type DevicePlan struct {
 	Error    string   `json:"error,omitempty"`
 
 	// Desired is the rendered owned configuration; apply verifies the
-	// read-back against it. Patch is exactly what apply pushes.
+	// read-back against it. Its scope also covers what rocefab applied last
+	// time and no longer renders, so that is removed, not orphaned.
+	// Patch is exactly what apply pushes.
 	Desired *devcfg.Config `json:"desired,omitempty"`
-	Patch   devcfg.Patch   `json:"patch"`
+	// Rendered is the scope of the current intent alone: what apply records
+	// as rocefab's for the next plan.
+	Rendered *devcfg.Scope `json:"rendered,omitempty"`
+	Patch    devcfg.Patch  `json:"patch"`
 	// Fingerprint is the running owned config the plan was computed from.
 	Fingerprint string `json:"fingerprint,omitempty"`
 }
