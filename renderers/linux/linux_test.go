@@ -177,7 +177,7 @@ func TestRegister(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.DefaultTransport() != "netlink" || !e.SupportsTransport("ssh") || e.Attrs.Platform.Commit != devcfg.CommitNetlink {
+	if e.DefaultTransport() != "netlink" || e.SupportsTransport("ssh") || e.Attrs.Platform.Commit != devcfg.CommitNetlink {
 		t.Errorf("entry = %+v", e.Attrs)
 	}
 	for name, ok := range map[string]bool{"swp1": true, "eth0.100": true, "bond0": true, "Ethernet1/1": false, "averyverylongname0": false, "a b": false} {
