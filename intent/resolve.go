@@ -354,113 +354,91 @@ func (p *Policy) apply(s *LosslessSpec) {
 	if s == nil {
 		return
 	}
-	set := func(field string, at Loc) { p.origin[field] = at }
-	if s.Profile != nil {
-		p.Profile = *s.Profile
-		set("profile", s.At("profile"))
-	}
-	if s.VLAN != nil {
-		p.VLAN = *s.VLAN
-		set("vlan", s.At("vlan"))
-	}
-	if s.NoDropPriority != nil {
+	o := overlay{origin: p.origin}
+	if s.NoDropPriority != nil && (s.PFC == nil || s.PFC.Priorities == nil) && slices.Equal(p.PFCPriorities, []int{p.NoDropPriority}) {
 		// PFC follows the no-drop priority unless its priorities are written.
-		if (s.PFC == nil || s.PFC.Priorities == nil) && slices.Equal(p.PFCPriorities, []int{p.NoDropPriority}) {
-			p.PFCPriorities = []int{*s.NoDropPriority}
-			set("pfc.priorities", s.At("noDropPriority"))
-		}
-		p.NoDropPriority = *s.NoDropPriority
-		set("noDropPriority", s.At("noDropPriority"))
+		p.PFCPriorities = []int{*s.NoDropPriority}
+		o.origin["pfc.priorities"] = s.At("noDropPriority")
 	}
-	if s.RoCEDSCP != nil {
-		p.RoCEDSCP = slices.Clone(s.RoCEDSCP)
-		set("roceDscp", s.At("roceDscp"))
-	}
-	if s.Trust != nil {
-		p.Trust = *s.Trust
-		set("trust", s.At("trust"))
-	}
-	if s.RoCEMode != nil {
-		p.RoCEMode = *s.RoCEMode
-		set("roceMode", s.At("roceMode"))
-	}
+	take(o, &p.Profile, s.Profile, "profile", s.Src)
+	take(o, &p.VLAN, s.VLAN, "vlan", s.Src)
+	take(o, &p.NoDropPriority, s.NoDropPriority, "noDropPriority", s.Src)
+	takeSlice(o, &p.RoCEDSCP, s.RoCEDSCP, "roceDscp", s.Src)
+	take(o, &p.Trust, s.Trust, "trust", s.Src)
+	take(o, &p.RoCEMode, s.RoCEMode, "roceMode", s.Src)
 	if c := s.CNP; c != nil {
-		if c.DSCP != nil {
-			p.CNPDSCP = *c.DSCP
-			set("cnp.dscp", c.At("dscp"))
-		}
-		if c.Priority != nil {
-			p.CNPPriority = *c.Priority
-			set("cnp.priority", c.At("priority"))
-		}
+		take(o.in("cnp"), &p.CNPDSCP, c.DSCP, "dscp", c.Src)
+		take(o.in("cnp"), &p.CNPPriority, c.Priority, "priority", c.Src)
 	}
 	if e := s.ECN; e != nil {
-		if e.MinThreshold != nil {
-			p.ECNMin = e.MinThreshold.N
-			set("ecn.minThreshold", e.At("minThreshold"))
-		}
-		if e.MaxThreshold != nil {
-			p.ECNMax = e.MaxThreshold.N
-			set("ecn.maxThreshold", e.At("maxThreshold"))
-		}
-		if e.MarkProbability != nil {
-			p.MarkProbability = *e.MarkProbability
-			set("ecn.markProbability", e.At("markProbability"))
-		}
+		o := o.in("ecn")
+		takeBytes(o, &p.ECNMin, e.MinThreshold, "minThreshold", e.Src)
+		takeBytes(o, &p.ECNMax, e.MaxThreshold, "maxThreshold", e.Src)
+		take(o, &p.MarkProbability, e.MarkProbability, "markProbability", e.Src)
 	}
 	if f := s.PFC; f != nil {
-		if f.Enabled != nil {
-			p.PFCEnabled = *f.Enabled
-			set("pfc.enabled", f.At("enabled"))
-		}
-		if f.Priorities != nil {
-			p.PFCPriorities = slices.Clone(f.Priorities)
-			set("pfc.priorities", f.At("priorities"))
-		}
-		if f.Headroom != nil {
-			p.Headroom = f.Headroom.N
-			set("pfc.headroom", f.At("headroom"))
-		}
-		if f.Xoff != nil {
-			p.Xoff = f.Xoff.N
-			set("pfc.xoff", f.At("xoff"))
-		}
-		if f.Xon != nil {
-			p.Xon = f.Xon.N
-			set("pfc.xon", f.At("xon"))
-		}
+		o := o.in("pfc")
+		take(o, &p.PFCEnabled, f.Enabled, "enabled", f.Src)
+		takeSlice(o, &p.PFCPriorities, f.Priorities, "priorities", f.Src)
+		takeBytes(o, &p.Headroom, f.Headroom, "headroom", f.Src)
+		takeBytes(o, &p.Xoff, f.Xoff, "xoff", f.Src)
+		takeBytes(o, &p.Xon, f.Xon, "xon", f.Src)
 		if f.CableLength != nil {
 			p.CableLength = f.CableLength.N
-			set("pfc.cableLength", f.At("cableLength"))
+			o.set("cableLength", f.Src)
 		}
 		if w := f.Watchdog; w != nil {
-			if w.Enabled != nil {
-				p.Watchdog.Enabled = *w.Enabled
-				set("pfc.watchdog.enabled", w.At("enabled"))
-			}
+			o := o.in("watchdog")
+			take(o, &p.Watchdog.Enabled, w.Enabled, "enabled", w.Src)
 			if w.DetectionTime != nil {
 				p.Watchdog.Detection = w.DetectionTime.D
-				set("pfc.watchdog.detectionTime", w.At("detectionTime"))
+				o.set("detectionTime", w.Src)
 			}
 			if w.RestorationTime != nil {
 				p.Watchdog.Restoration = w.RestorationTime.D
-				set("pfc.watchdog.restorationTime", w.At("restorationTime"))
+				o.set("restorationTime", w.Src)
 			}
-			if w.Action != nil {
-				p.Watchdog.Action = *w.Action
-				set("pfc.watchdog.action", w.At("action"))
-			}
+			take(o, &p.Watchdog.Action, w.Action, "action", w.Src)
 		}
 	}
 	if m := s.MTU; m != nil {
-		if m.Switch != nil {
-			p.SwitchMTU = *m.Switch
-			set("mtu.switch", m.At("switch"))
-		}
-		if m.Host != nil {
-			p.HostMTU = *m.Host
-			set("mtu.host", m.At("host"))
-		}
+		take(o.in("mtu"), &p.SwitchMTU, m.Switch, "switch", m.Src)
+		take(o.in("mtu"), &p.HostMTU, m.Host, "host", m.Src)
+	}
+}
+
+// overlay records where each written policy field came from, under a
+// field-path prefix ("pfc.watchdog.").
+type overlay struct {
+	origin map[string]Loc
+	prefix string
+}
+
+func (o overlay) in(section string) overlay {
+	return overlay{origin: o.origin, prefix: o.prefix + section + "."}
+}
+
+func (o overlay) set(field string, src Src) { o.origin[o.prefix+field] = src.At(field) }
+
+// take copies a written field over the policy's value.
+func take[T any](o overlay, dst *T, src *T, field string, from Src) {
+	if src != nil {
+		*dst = *src
+		o.set(field, from)
+	}
+}
+
+func takeSlice[T any](o overlay, dst *[]T, src []T, field string, from Src) {
+	if src != nil {
+		*dst = slices.Clone(src)
+		o.set(field, from)
+	}
+}
+
+func takeBytes(o overlay, dst *uint64, src *Bytes, field string, from Src) {
+	if src != nil {
+		*dst = src.N
+		o.set(field, from)
 	}
 }
 
