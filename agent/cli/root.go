@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 
@@ -137,6 +138,9 @@ func (a *app) setup(cmd *cobra.Command) error {
 		if err := a.v.ReadInConfig(); err != nil {
 			return usageErr("config file %s: %v", file, err)
 		}
+		if err := checkConfigKeys(cmd.Root(), file); err != nil {
+			return err
+		}
 	}
 	log, err := newLogger(a.stderr, a.v.GetString("log-level"), a.v.GetString("log-format"))
 	if err != nil {
@@ -144,6 +148,61 @@ func (a *app) setup(cmd *cobra.Command) error {
 	}
 	a.log = log
 	return nil
+}
+
+// checkConfigKeys refuses settings no command knows, so a typo such as
+// logLevel is an error rather than silently ignored. Known settings are
+// every command's flags and the agent's section.
+func checkConfigKeys(root *cobra.Command, file string) error {
+	fileOnly := viper.New()
+	fileOnly.SetConfigFile(file)
+	if err := fileOnly.ReadInConfig(); err != nil {
+		return usageErr("config file %s: %v", file, err)
+	}
+	known := map[string]bool{}
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) { known[f.Name] = true })
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	for _, s := range agentSettings {
+		known["agent."+s.key] = true
+	}
+	var unknown []string
+	for _, k := range fileOnly.AllKeys() {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	names := make([]string, 0, len(known))
+	for k := range known {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	msgs := make([]string, len(unknown))
+	for i, k := range unknown {
+		msgs[i] = fmt.Sprintf("%q%s", k, closest(k, names))
+	}
+	return usageErr("config file %s: unknown setting %s", file, strings.Join(msgs, ", "))
+}
+
+// closest suggests the known name nearest to a misspelled one.
+func closest(name string, known []string) string {
+	flat := strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(name))
+	for _, k := range known {
+		if strings.NewReplacer("-", "", "_", "", ".", "").Replace(k) == flat {
+			return fmt.Sprintf(" (did you mean %q?)", k)
+		}
+	}
+	return ""
 }
 
 // newLogger logs to stderr only; stdout is for what users read.

@@ -117,3 +117,24 @@ func TestApplyRefusesBeforeAsking(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileRejectsUnknownSettings: a typo in the config file is a usage
+// error naming the key, never silently ignored.
+func TestConfigFileRejectsUnknownSettings(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("logLevel: debug\nagent:\n  drift:\n    interval: 5m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, "", "--config", bad, "validate", "../../examples/basic")
+	if code != ExitUsage || !strings.Contains(errOut, `unknown setting "loglevel" (did you mean "log-level"?)`) {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("log-level: info\nagent:\n  drift:\n    interval: 5m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "", "--config", good, "validate", "../../examples/basic"); code != ExitOK {
+		t.Fatalf("a valid config file: exit %d: %s", code, errOut)
+	}
+}
