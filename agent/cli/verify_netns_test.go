@@ -52,7 +52,14 @@ spec:
 		}
 		go func() { _ = ep.Serve(ctx); _ = ep.Close(); done <- struct{}{} }()
 	}
-	t.Cleanup(func() { cancel(); <-done; <-done })
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		<-done
+		for _, ns := range []*netnstest.NS{l.A, l.B} {
+			_ = os.Remove(probeRunDir(ns.Name)) // the control socket's folder, empty by now
+		}
+	})
 	time.Sleep(100 * time.Millisecond) // the control sockets come up
 	return l, path
 }
