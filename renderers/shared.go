@@ -159,9 +159,6 @@ func WatchdogMillis(platform, what string, d time.Duration, def, lo, hi int) (st
 	return strconv.FormatInt(ms, 10), nil
 }
 
-// maxVLANExpansion bounds the expansion of one VLAN list line.
-const maxVLANExpansion = 4094
-
 // ExpandVLANs replaces each top-level VLAN list line of a running config
 // ("vlan 1,100-102") by one "vlan N" line per VLAN, each with a copy of the
 // list's sub-mode lines, so each VLAN can be owned on its own. A VLAN that
@@ -184,8 +181,8 @@ func ExpandVLANs(nodes []*devcfg.Node) []*devcfg.Node {
 			add(n)
 			continue
 		}
-		ids, ok := vlanList(list)
-		if !ok {
+		ids, err := devcfg.ParseIDList(list, 1, 4094)
+		if err != nil {
 			add(n)
 			continue
 		}
@@ -194,31 +191,6 @@ func ExpandVLANs(nodes []*devcfg.Node) []*devcfg.Node {
 		}
 	}
 	return out
-}
-
-// vlanList expands "1,100-102" to 1 100 101 102.
-func vlanList(s string) ([]int, bool) {
-	var ids []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 1 || a > 4094 {
-			return nil, false
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b > 4094 {
-				return nil, false
-			}
-		}
-		if len(ids)+(b-a+1) > maxVLANExpansion {
-			return nil, false
-		}
-		for v := a; v <= b; v++ {
-			ids = append(ids, v)
-		}
-	}
-	return ids, true
 }
 
 func cloneNodes(ns []*devcfg.Node) []*devcfg.Node {
