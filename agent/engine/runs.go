@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
@@ -122,6 +123,29 @@ func (s RunStore) SaveApplied(id, device string, cfg *devcfg.Config) (string, er
 // LastApplied indexes, per device, the config of its newest successful
 // apply, read lazily.
 func (s RunStore) LastApplied() func(device string) *devcfg.Config {
+	// The history is read on the first lookup, not when the engine is made:
+	// commands that never plan a switch (probe, rollback) never read it.
+	var (
+		once   sync.Once
+		latest map[string]string
+	)
+	return func(device string) *devcfg.Config {
+		once.Do(func() { latest = s.lastAppliedPaths() })
+		p, ok := latest[device]
+		if !ok {
+			return nil
+		}
+		cfg, err := s.LoadSnapshot(p)
+		if err != nil {
+			return nil
+		}
+		return cfg
+	}
+}
+
+// lastAppliedPaths maps each device to the config file of its newest
+// successful apply or rollback.
+func (s RunStore) lastAppliedPaths() map[string]string {
 	type last struct {
 		path string
 		at   time.Time
@@ -144,17 +168,11 @@ func (s RunStore) LastApplied() func(device string) *devcfg.Config {
 			}
 		}
 	}
-	return func(device string) *devcfg.Config {
-		l, ok := latest[device]
-		if !ok {
-			return nil
-		}
-		cfg, err := s.LoadSnapshot(l.path)
-		if err != nil {
-			return nil
-		}
-		return cfg
+	out := make(map[string]string, len(latest))
+	for dev, l := range latest {
+		out[dev] = l.path
 	}
+	return out
 }
 
 func (s RunStore) saveConfig(id, kind, device string, cfg *devcfg.Config) (string, error) {
