@@ -141,6 +141,18 @@ func CLIBytes(n uint64) string {
 	return strconv.FormatUint(n, 10) + " bytes"
 }
 
+// DecimalSeconds writes d in seconds with as few decimals as it needs
+// (200ms is "0.2", 2s is "2"), exactly: d must be a whole number of
+// milliseconds.
+func DecimalSeconds(d time.Duration) string {
+	ms := d.Milliseconds()
+	s := strconv.FormatInt(ms/1000, 10)
+	if frac := ms % 1000; frac != 0 {
+		s += strings.TrimRight(fmt.Sprintf(".%03d", frac), "0")
+	}
+	return s
+}
+
 // WatchdogMillis writes a PFC watchdog time in whole milliseconds, for
 // platforms that count it so (SONiC pfcwd): def when the intent leaves it
 // unset, an error for a time the platform cannot hold exactly or outside

@@ -28,6 +28,32 @@ func TestCLIBytes(t *testing.T) {
 	}
 }
 
+func TestDecimalSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		200 * time.Millisecond: "0.2", 2 * time.Second: "2", 1110 * time.Millisecond: "1.11",
+		50 * time.Millisecond: "0.05", 60 * time.Second: "60", time.Millisecond: "0.001",
+	} {
+		if got := DecimalSeconds(d); got != want {
+			t.Errorf("DecimalSeconds(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestTimeRangeCheck(t *testing.T) {
+	r := TimeRange{Step: 10 * time.Millisecond, Min: 10 * time.Millisecond, Max: time.Minute, Form: "seconds with at most two decimals"}
+	for d, bad := range map[time.Duration]string{
+		0: "", 200 * time.Millisecond: "", 205 * time.Millisecond: "two decimals", 2 * time.Minute: "maximum", -time.Second: "negative",
+	} {
+		err := r.Check("eos", "detection", d)
+		if (bad == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), bad)) {
+			t.Errorf("Check(%s) = %v, want %q", d, err, bad)
+		}
+	}
+	if err := (TimeRange{}).Check("nxos", "detection", 205*time.Millisecond); err != nil {
+		t.Errorf("a time the platform does not render is its default, not an error: %v", err)
+	}
+}
+
 func TestSwitchMTU(t *testing.T) {
 	if got := SwitchMTU(intent.Policy{SwitchMTU: intent.SwitchMTU{Max: true}}, 9214); got != 9214 {
 		t.Errorf("max: %d, want the ceiling 9214", got)

@@ -21,6 +21,6 @@ var traceEOS = traceExpect{
 	"vlan":                {`^vlan (100|200)$`, `^interface Ethernet\d+ > switchport trunk allowed vlan add (100|200)$`},
 	"profile=pfc-only":    {`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3( > random-detect ecn .*)?$`},
 	"profile=ecn-only": {
-		`^qos profile ROCEFAB_LOSSLESS > priority-flow-control (on|priority 3 no-drop|pause watchdog)$`,
+		`^qos profile ROCEFAB_LOSSLESS > priority-flow-control (on|priority 3 no-drop|pause watchdog|pause watchdog port action drop)$`,
 	},
 }

@@ -73,8 +73,9 @@ func Register(r *renderers.Registry) error {
 				"priority-flow-control": "a PFC change re-carves the port buffers and drops traffic while it applies",
 				"service-profile":       "attaching or removing the qos profile switches PFC on the port",
 			}),
-			Encode:  Encode,
-			FileExt: ".cfg",
+			Encode:   Encode,
+			FileExt:  ".cfg",
+			Watchdog: &WatchdogTimes,
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
@@ -19,6 +20,13 @@ const (
 
 // MTUCeiling is the EOS hardware maximum IP MTU; EOS rejects 9216.
 const MTUCeiling = 9214
+
+// WatchdogTimes: EOS takes the PFC watchdog timeout and recovery-time in
+// seconds with at most two decimals (AVD schema: ^\d+(\.\d{1,2})?$).
+var WatchdogTimes = renderers.WatchdogTimes{
+	Detection:   renderers.TimeRange{Step: 10 * time.Millisecond, Form: "seconds with at most two decimals"},
+	Restoration: renderers.TimeRange{Step: 10 * time.Millisecond, Form: "seconds with at most two decimals"},
+}
 
 type renderer struct{}
 
@@ -80,16 +88,27 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		if p.Watchdog.Enabled {
 			t.Add(prof, "priority-flow-control pause watchdog")
 			if w := p.Watchdog; w.Detection > 0 && w.Restoration > 0 {
-				t.Add(prof, "priority-flow-control pause watchdog port timer timeout "+seconds(w.Detection.Seconds())+
-					" polling-interval auto recovery-time "+seconds(w.Restoration.Seconds()))
+				for _, c := range []struct {
+					what string
+					d    time.Duration
+					r    renderers.TimeRange
+				}{{"detection", w.Detection, WatchdogTimes.Detection}, {"restoration", w.Restoration, WatchdogTimes.Restoration}} {
+					if err := c.r.Check("eos", c.what, c.d); err != nil {
+						return nil, fmt.Errorf("switch %s: %w", sw.Name, err)
+					}
+				}
+				t.Add(prof, "priority-flow-control pause watchdog port timer timeout "+renderers.DecimalSeconds(w.Detection)+
+					" polling-interval auto recovery-time "+renderers.DecimalSeconds(w.Restoration))
 			} else if w.Detection > 0 || w.Restoration > 0 {
 				notes = append(notes, "eos: the PFC watchdog timer needs both detectionTime and restorationTime; EOS defaults are used")
 			}
+			// EOS's own default error-disables the whole port on a storm;
+			// drop (the intent's default) only drops the stuck queue.
 			switch p.Watchdog.Action {
 			case "drop":
 				t.Add(prof, "priority-flow-control pause watchdog port action drop")
 			case "forward":
-				notes = append(notes, "eos: PFC watchdog action forward has no EOS equivalent; the EOS default action is used")
+				notes = append(notes, "eos: PFC watchdog action forward has no EOS equivalent; the EOS default action (errdisable the port) is used")
 			}
 		}
 	}

@@ -129,6 +129,13 @@ func TestRenderVariants(t *testing.T) {
 				t.Errorf("routed port = %v", got)
 			}
 		}},
+		{"default watchdog action is drop, rendered explicitly", func(sw *intent.Switch) {}, func(t *testing.T, cfg *devcfg.Config) {
+			// AVD qos-profiles.j2: "port action drop" overrides EOS's default
+			// error-disable of the whole port.
+			if !slices.Contains(children(cfg, prof), "priority-flow-control pause watchdog port action drop") {
+				t.Errorf("no explicit drop action in %v", children(cfg, prof))
+			}
+		}},
 		{"LAG", func(sw *intent.Switch) {
 			sw.Ports = []intent.Port{{Name: "Ethernet1", Mode: "trunk", LAG: "Port-Channel7"}}
 		}, func(t *testing.T, cfg *devcfg.Config) {
@@ -155,6 +162,18 @@ func TestRenderVariants(t *testing.T) {
 			tc.edit(sw)
 			tc.check(t, render(t, sw))
 		})
+	}
+}
+
+// TestRenderRefusesInexpressibleWatchdogTimer: EOS takes the watchdog
+// timeout and recovery-time with at most two decimals of a second (AVD
+// schema ^\d+(\.\d{1,2})?$); 205 ms is an error, never rounded.
+func TestRenderRefusesInexpressibleWatchdogTimer(t *testing.T) {
+	sw := basicSwitch(t)
+	sw.Policy.Watchdog = intent.Watchdog{Enabled: true, Detection: 205 * time.Millisecond, Restoration: 2 * time.Second, Action: "drop"}
+	_, err := New().Render(sw)
+	if err == nil || !strings.Contains(err.Error(), "205ms") || !strings.Contains(err.Error(), "two decimals") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

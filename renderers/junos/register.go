@@ -36,8 +36,9 @@ func Register(r *renderers.Registry) error {
 				"pfc-priority":                    "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 				"congestion-notification-profile": "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 			}),
-			Encode:  Encode,
-			FileExt: ".set",
+			Encode:   Encode,
+			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			FileExt:  ".set",
 		},
 	})
 }

@@ -63,8 +63,9 @@ func Register(r *renderers.Registry) error {
 				"priority-flow-control": "a PFC change re-carves the port buffers and drops traffic while it applies",
 				"pause pfc-cos":         "a PFC change re-carves the port buffers and drops traffic while it applies",
 			}),
-			Encode:  Encode,
-			FileExt: ".cfg",
+			Encode:   Encode,
+			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			FileExt:  ".cfg",
 		},
 	})
 }
