@@ -10,20 +10,25 @@ import (
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
-func TestCLIBytes(t *testing.T) {
+// TestCLIBytesPair: NX-OS and EOS thresholds carry one unit keyword for
+// both (every vendor example does: Cisco's RoCE script "150 kbytes ... 1500
+// kbytes", AVD's "320 kbytes ... 320 kbytes"), the largest dividing both
+// exactly; no value is approximated.
+func TestCLIBytesPair(t *testing.T) {
 	for _, tc := range []struct {
-		n    uint64
-		want string
+		lo, hi uint64
+		want   string
 	}{
-		{150000, "150 kbytes"},
-		{1500000, "1500 kbytes"},
-		{3000000, "3 mbytes"},
-		{153600, "153600 bytes"},
-		{1, "1 bytes"},
-		{0, "0 bytes"},
+		{150000, 1500000, "150 kbytes|1500 kbytes"},
+		{1000000, 3000000, "1 mbytes|3 mbytes"},
+		{150000, 3000000, "150 kbytes|3000 kbytes"},
+		{153600, 3000000, "153600 bytes|3000000 bytes"},
+		{1, 2, "1 bytes|2 bytes"},
+		{0, 1000, "0 bytes|1000 bytes"},
 	} {
-		if got := CLIBytes(tc.n); got != tc.want {
-			t.Errorf("CLIBytes(%d) = %q, want %q", tc.n, got, tc.want)
+		lo, hi := CLIBytesPair(tc.lo, tc.hi)
+		if got := lo + "|" + hi; got != tc.want {
+			t.Errorf("CLIBytesPair(%d, %d) = %q, want %q", tc.lo, tc.hi, got, tc.want)
 		}
 	}
 }

@@ -115,8 +115,9 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	queue := txQueueKeyword(sw.Model)
 	if p.ECNOn() {
 		// Thresholds in bytes: EOS `segments` are ASIC cells.
+		lo, hi := renderers.CLIBytesPair(p.ECNMin, p.ECNMax)
 		t.Add(append(prof, queue+" "+strconv.Itoa(p.NoDropPriority)),
-			"random-detect ecn minimum-threshold "+renderers.CLIBytes(p.ECNMin)+" maximum-threshold "+renderers.CLIBytes(p.ECNMax)+
+			"random-detect ecn minimum-threshold "+lo+" maximum-threshold "+hi+
 				" max-mark-probability "+strconv.Itoa(p.MarkProbability)+" weight 0")
 	}
 	t.Add(append(prof, queue+" "+strconv.Itoa(p.CNPPriority)), "priority strict")

@@ -80,7 +80,8 @@ func TestRenderVariants(t *testing.T) {
 			}
 		}},
 		{"thresholds in exact units", func(sw *intent.Switch) { sw.Policy.ECNMin, sw.Policy.ECNMax = 153600, 3_000_000 }, func(t *testing.T, cfg *devcfg.Config) {
-			want := "random-detect ecn minimum-threshold 153600 bytes maximum-threshold 3 mbytes max-mark-probability 100 weight 0"
+			// One unit for both thresholds, as in every vendor example.
+			want := "random-detect ecn minimum-threshold 153600 bytes maximum-threshold 3000000 bytes max-mark-probability 100 weight 0"
 			if got := children(cfg, prof, "uc-tx-queue 3"); !slices.Equal(got, []string{want}) {
 				t.Errorf("uc-tx-queue 3 = %v", got)
 			}

@@ -246,9 +246,11 @@ var trunkVLANs = devcfg.MemberList{
 // trunkMember adds the VLAN to a trunk's allowed list and keeps the rest.
 func trunkMember(vlan int) string { return trunkVLANs.Member + strconv.Itoa(vlan) }
 
-// randomDetect is the WRED/ECN line with exact unit keywords.
+// randomDetect is the WRED/ECN line with exact unit keywords, one unit for
+// both thresholds.
 func randomDetect(p intent.Policy) string {
-	return "random-detect minimum-threshold " + renderers.CLIBytes(p.ECNMin) + " maximum-threshold " + renderers.CLIBytes(p.ECNMax) +
+	lo, hi := renderers.CLIBytesPair(p.ECNMin, p.ECNMax)
+	return "random-detect minimum-threshold " + lo + " maximum-threshold " + hi +
 		" drop-probability " + strconv.Itoa(p.MarkProbability) + " weight 0 ecn"
 }
 
