@@ -21,6 +21,13 @@ const (
 // MTUCeiling is the EOS hardware maximum IP MTU; EOS rejects 9216.
 const MTUCeiling = 9214
 
+// routedPort makes an Ethernet port or port-channel a routed port; the
+// port mode is the absence or presence of this line.
+const routedPort = "no switchport"
+
+// defaultAccessVLAN is the access VLAN of an EOS switchport until set.
+const defaultAccessVLAN = 1
+
 // WatchdogTimes: EOS takes the PFC watchdog timeout and recovery-time in
 // seconds with at most two decimals (AVD schema: ^\d+(\.\d{1,2})?$).
 var WatchdogTimes = renderers.WatchdogTimes{
@@ -146,8 +153,15 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			l3.Add("switchport mode trunk")
 			l3.Add(trunkMember(p.VLAN))
 		case "access":
-			// access is the EOS default mode: it is never printed.
-			l3.Add("switchport access vlan " + strconv.Itoa(p.VLAN))
+			// access is the EOS default mode, and VLAN 1 its default
+			// access VLAN: neither is printed.
+			if p.VLAN != defaultAccessVLAN {
+				l3.Add("switchport access vlan " + strconv.Itoa(p.VLAN))
+			}
+		case "routed":
+			// EOS ports are switched by default and ignore IP
+			// configuration until `no switchport` makes them routed.
+			l3.Add(routedPort)
 		}
 		member.Add("service-profile " + Profile)
 	}
@@ -284,12 +298,19 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		}
 	}
 	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan "}
+	ownMode := func(iface string) {
+		// The port mode of a listed port is rocefab's: `no switchport` on a
+		// port the intent wants switched is removed, and added where it
+		// wants it routed.
+		s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: routedPort, Exact: true})
+	}
 	for _, port := range sw.Ports {
 		iface := "interface " + port.Name
 		trunk := port.Mode == "trunk"
 		own(iface, "service-profile ")
 		if port.LAG == "" {
 			own(iface, l3...)
+			ownMode(iface)
 			ownMember(iface, trunk)
 			continue
 		}
@@ -297,6 +318,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		if id, err := lagID(sw.Name, port.LAG); err == nil && !seen[id] {
 			seen[id] = true
 			own("interface Port-Channel"+id, l3...)
+			ownMode("interface Port-Channel" + id)
 			ownMember("interface Port-Channel"+id, trunk)
 		}
 	}

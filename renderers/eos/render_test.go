@@ -126,8 +126,25 @@ func TestRenderVariants(t *testing.T) {
 			if got := children(cfg, "interface Ethernet1"); !slices.Equal(got, []string{"mtu 9214", "switchport access vlan 100", "service-profile " + Profile}) {
 				t.Errorf("access port = %v", got)
 			}
-			if got := children(cfg, "interface Ethernet2"); !slices.Equal(got, []string{"mtu 9214", "service-profile " + Profile}) {
+			// AVD renders `no switchport` for routed ports: EOS ports are
+			// switched by default and ignore IP configuration.
+			if got := children(cfg, "interface Ethernet2"); !slices.Equal(got, []string{"mtu 9214", "no switchport", "service-profile " + Profile}) {
 				t.Errorf("routed port = %v", got)
+			}
+		}},
+		{"access port on VLAN 1 prints no default access VLAN", func(sw *intent.Switch) {
+			sw.Policy.VLAN = 1
+			sw.Ports = []intent.Port{{Name: "Ethernet1", Mode: "access"}}
+		}, func(t *testing.T, cfg *devcfg.Config) {
+			if got := children(cfg, "interface Ethernet1"); !slices.Equal(got, []string{"mtu 9214", "service-profile " + Profile}) {
+				t.Errorf("access port on VLAN 1 = %v", got)
+			}
+		}},
+		{"routed LAG: no switchport on the port-channel", func(sw *intent.Switch) {
+			sw.Ports = []intent.Port{{Name: "Ethernet1", Mode: "routed", LAG: "Port-Channel7"}}
+		}, func(t *testing.T, cfg *devcfg.Config) {
+			if got := children(cfg, "interface Port-Channel7"); !slices.Equal(got, []string{"mtu 9214", "no switchport"}) {
+				t.Errorf("Port-Channel7 = %v", got)
 			}
 		}},
 		{"default watchdog action is drop, rendered explicitly", func(sw *intent.Switch) {}, func(t *testing.T, cfg *devcfg.Config) {
