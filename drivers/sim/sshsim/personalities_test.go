@@ -76,6 +76,27 @@ func TestJunos(t *testing.T) {
 			t.Fatal("show system commit still reports a pending rollback")
 		}
 	})
+	// Juniper (QFX CoS forwarding classes): classes that share an output
+	// queue share its packet drop attribute, and the default lossless fcoe
+	// class holds queue 3, so a lossy class on queue 3 fails the commit.
+	t.Run("one drop attribute per queue", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Junos, Ports: 2})
+		before := sim.Config()
+		c := newConsole(t, sim)
+		c.do("configure", "set class-of-service forwarding-classes class RDMA queue-num 3")
+		for _, cmd := range []string{"commit check", "commit"} {
+			if out := c.do(cmd); !strings.Contains(out, "RDMA and fcoe share queue 3") || !strings.Contains(out, "check-out failed") {
+				t.Fatalf("%s of a lossy class on queue 3: %q", cmd, out)
+			}
+		}
+		if sim.Config() != before {
+			t.Fatal("a refused commit changed the configuration")
+		}
+		c.do("set class-of-service forwarding-classes class RDMA queue-num 3 no-loss")
+		if out := c.do("commit"); !strings.HasSuffix(out, "commit complete") {
+			t.Fatalf("a lossless class beside fcoe: %q", out)
+		}
+	})
 	t.Run("exclusive lock", func(t *testing.T) {
 		sim := startSim(t, Options{Personality: Junos, Ports: 2})
 		a, b := newConsole(t, sim), newConsole(t, sim)
