@@ -205,6 +205,42 @@ func TestNVUE(t *testing.T) {
 			t.Errorf("confirming nothing: %q", out)
 		}
 	})
+	// NVIDIA's QoS guide: the bw-percent values of an egress scheduler add
+	// up to at most 100; apply refuses more and keeps the configuration.
+	t.Run("bw-percent adds up to at most 100", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 2})
+		before := sim.Config()
+		c := newConsole(t, sim)
+		c.do("nv set qos egress-scheduler default-global traffic-class 0,3 mode dwrr",
+			"nv set qos egress-scheduler default-global traffic-class 0 bw-percent 60",
+			"nv set qos egress-scheduler default-global traffic-class 3 bw-percent 50")
+		if out := c.do("nv config apply -y"); !strings.Contains(out, "Error: Invalid config") || !strings.Contains(out, "add up to 110") {
+			t.Fatalf("apply of 110 %%: %q", out)
+		}
+		if sim.Config() != before {
+			t.Fatal("a refused apply changed the configuration")
+		}
+		c.do("nv set qos egress-scheduler default-global traffic-class 0 bw-percent 50")
+		if out := c.do("nv config apply -y"); !strings.HasPrefix(out, "applied") {
+			t.Fatalf("apply of 100 %%: %q", out)
+		}
+	})
+	// NVIDIA's port ranges carry the prefix once: swp1-2,32 is swp1, swp2
+	// and swp32.
+	t.Run("port ranges", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 32})
+		c := newConsole(t, sim)
+		c.do("nv set interface swp1-2,32 link mtu 9000", "nv config apply -y")
+		show := c.do("nv config show -o json")
+		for _, port := range []string{"swp1", "swp2", "swp32"} {
+			if !strings.Contains(show, `"`+port+`": {`) {
+				t.Errorf("%s not configured:\n%s", port, show)
+			}
+		}
+		if strings.Contains(show, `"32": {`) {
+			t.Errorf("a bare 32 became an interface:\n%s", show)
+		}
+	})
 	t.Run("apply --confirm rolls back unless confirmed", func(t *testing.T) {
 		sim := startSim(t, Options{Personality: Cumulus, Ports: 2, Second: 5 * time.Millisecond})
 		before := sim.Config()
