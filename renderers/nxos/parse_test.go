@@ -1,6 +1,7 @@
 package nxos
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -283,6 +284,31 @@ func TestForeignSystemQoSIsAConflict(t *testing.T) {
 	c := devcfg.Conflicts(run.Config, desired.Singletons)
 	if len(c) != 1 || c[0].Held != "service-policy type network-qos STORAGE_NQ" {
 		t.Fatalf("conflicts = %v", c)
+	}
+}
+
+// TestWrappedLineIsAnError: a running config read through a narrow
+// terminal continues a long allowed-VLAN list at column 0 (the Nexus 3000
+// transcript in the shared corpus wraps VLAN 1812 as "...,18" and
+// "12,1882,..."). Parsed as is, it is a VLAN 18 plus a stray line; Parse
+// says which line was wrapped instead.
+func TestWrappedLineIsAnError(t *testing.T) {
+	long := "  switchport trunk allowed vlan 370-373,381-385,462,470-473,556,901-905,960-964,1011,1016,1081,1091,1102-1103,1178,1331,1388,1408,1608,1731,18"
+	_, err := Parse([]byte("interface port-channel6\n  switchport mode trunk\n" + long + "\n12,1882,1987,2094\n  spanning-tree guard root\n"))
+	if !errors.Is(err, ErrWrapped) || !strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "continues line 3") || !strings.Contains(err.Error(), "142-column") {
+		t.Fatalf("err = %v", err)
+	}
+	// Banner text is free text, never a wrap.
+	if _, err := Parse([]byte("banner motd #\n2024 maintenance window\n#\nhostname n1\n")); err != nil {
+		t.Errorf("a banner starting with a digit: %v", err)
+	}
+	// The same list on one line parses to VLAN 1812, and no line is stray.
+	cfg, err := Parse([]byte("interface port-channel6\n  switchport mode trunk\n" + long + "12,1882,1987,2094\n  spanning-tree guard root\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Tree.Find([]string{"interface port-channel6", "switchport trunk allowed vlan add 1812"}) == nil || len(cfg.Tree.Nodes) != 1 {
+		t.Fatalf("unwrapped list:\n%s", cfg.Text())
 	}
 }
 
