@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -247,6 +248,8 @@ nv set system aaa user cumulus full-name cumulus,,,
 // FuzzParse: Parse never panics; what it parses encodes to NVUE JSON that
 // parses back to the same model (when the paths form a tree).
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "cumulus")
 	goldens, _ := filepath.Glob("testdata/*/*.nvue")
 	for _, g := range goldens {
 		if b, err := os.ReadFile(g); err == nil {

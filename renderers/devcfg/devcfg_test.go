@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/internal/corpus"
 )
 
 const nxosRunning = `!Command: show running-config
@@ -154,6 +156,8 @@ func TestHostPaths(t *testing.T) {
 }
 
 func FuzzParseIndented(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.SeedWith(f, func(b []byte) { f.Add(string(b)) }, "nxos", "eos")
 	f.Add(nxosRunning)
 	f.Add("a\n b\n  c\n d\ne\n")
 	f.Add("\t\tx\n")

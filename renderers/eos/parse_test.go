@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -379,6 +380,8 @@ func TestSplitMapLine(t *testing.T) {
 // FuzzParse: Parse never panics, and what it parses prints and parses
 // back to the same tree.
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "eos")
 	goldens, _ := filepath.Glob("testdata/*/*.cfg")
 	for _, g := range goldens {
 		if b, err := os.ReadFile(g); err == nil {

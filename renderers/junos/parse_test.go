@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -200,6 +201,8 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 // FuzzParse: Parse never panics, and what it parses prints and parses
 // back to the same model.
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "junos")
 	goldens, _ := filepath.Glob("testdata/*/*.set")
 	for _, g := range goldens {
 		if b, err := os.ReadFile(g); err == nil {

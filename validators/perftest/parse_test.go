@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/validators/perftest"
 )
 
@@ -182,6 +183,8 @@ func TestParseCombined(t *testing.T) {
 }
 
 func FuzzParseText(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "perftest")
 	for _, name := range []string{"write_bw_gbits.txt", "send_lat.txt", "send_lat_duration.txt", "connect_fail.txt", "send_bw_mib.txt", "send_bw_mib_spaces.txt", "write_bw_failed_midway.txt"} {
 		f.Add(read(f, name))
 	}
@@ -194,6 +197,8 @@ func FuzzParseText(f *testing.F) {
 }
 
 func FuzzParseJSON(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "perftest")
 	for _, name := range []string{"write_bw_legacy.json", "send_lat_legacy.json", "send_lat_standard.json", "write_bw_standard.json"} {
 		f.Add(read(f, name))
 	}
