@@ -43,6 +43,7 @@ func Register(r *renderers.Registry) error {
 				"qos link-pause": "switching link pause re-carves the port buffers",
 			}),
 			Encode:   Encode,
+			Sources:  Sources,
 			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
 			FileExt:  ".nvue",
 		},

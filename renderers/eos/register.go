@@ -74,6 +74,7 @@ func Register(r *renderers.Registry) error {
 				"service-profile":       "attaching or removing the qos profile switches PFC on the port",
 			}),
 			Encode:   Encode,
+			Sources:  Sources,
 			FileExt:  ".cfg",
 			Watchdog: &WatchdogTimes,
 		},

@@ -37,6 +37,7 @@ func Register(r *renderers.Registry) error {
 				"congestion-notification-profile": "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 			}),
 			Encode:   Encode,
+			Sources:  Sources,
 			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
 			FileExt:  ".set",
 		},

@@ -64,6 +64,7 @@ func Register(r *renderers.Registry) error {
 				"pause pfc-cos":         "a PFC change re-carves the port buffers and drops traffic while it applies",
 			}),
 			Encode:   Encode,
+			Sources:  Sources,
 			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
 			FileExt:  ".cfg",
 		},
