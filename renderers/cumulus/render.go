@@ -155,8 +155,11 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			out[path("interface", port.Name, "qos pfc-watchdog state")] = devcfg.String("enable")
 		}
 	}
-	if w := p.Watchdog; p.PFCOn() && w.Enabled && (w.Detection != 0 || w.Restoration != 0 || w.Action != "") {
-		notes = append(notes, "cumulus: PFC watchdog timing and action keep the NVUE defaults (polling-interval, robustness)")
+	if w := p.Watchdog; p.PFCOn() && w.Enabled && (w.Detection != 0 || w.Restoration != 0) {
+		notes = append(notes, "cumulus: PFC watchdog timing keeps the NVUE defaults (polling-interval, robustness)")
+	}
+	if w := p.Watchdog; p.PFCOn() && w.Enabled && w.Action == "forward" {
+		notes = append(notes, "cumulus: PFC watchdog action forward has no NVUE equivalent; NVUE makes the stormed queue lossy (drop)")
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: out,

@@ -176,8 +176,11 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	t.Add([]string{systemQoS}, "service-policy type queuing output "+PolicyQueues)
 	if pfc && p.Watchdog.Enabled {
 		t.Add(nil, "priority-flow-control watch-dog-interval on")
-		if p.Watchdog.Detection != 0 || p.Watchdog.Restoration != 0 || p.Watchdog.Action != "" {
-			notes = append(notes, "nxos: PFC watchdog detection/restoration time and action keep the NX-OS defaults (interval and multipliers are not rendered)")
+		if p.Watchdog.Detection != 0 || p.Watchdog.Restoration != 0 {
+			notes = append(notes, "nxos: PFC watchdog detection/restoration time keep the NX-OS defaults (interval and multipliers are not rendered)")
+		}
+		if p.Watchdog.Action == "forward" {
+			notes = append(notes, "nxos: PFC watchdog action forward has no NX-OS equivalent; NX-OS shuts the stuck queue down (drop)")
 		}
 	}
 	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
