@@ -24,6 +24,11 @@ const (
 	DefaultProbeQPMin       = 0xF00000
 	DefaultProbeQPMax       = 0xF0FFFF
 	DefaultLossyLossPercent = 1.0 // tolerated loss for ecn-only
+	// DefaultWatchdogAction drops the stormed queue's traffic until it
+	// restores. Platforms whose own default is harsher (EOS error-disables
+	// the whole port) get it rendered explicitly; docs/intent.md lists what
+	// each platform does.
+	DefaultWatchdogAction = "drop"
 )
 
 // Congestion profiles.

@@ -60,7 +60,7 @@ type Watchdog struct {
 	Enabled     bool
 	Detection   time.Duration // 0: platform default
 	Restoration time.Duration // 0: platform default
-	Action      string        // drop or forward; "" is the platform default
+	Action      string        // drop (the default) or forward
 }
 
 // Origin is where a policy field was set, for diagnostics.
@@ -313,7 +313,7 @@ func defaultPolicy(f *Fabric) Policy {
 		MarkProbability: DefaultMarkProbability,
 		PFCEnabled:      true,
 		PFCPriorities:   []int{DefaultNoDropPriority},
-		Watchdog:        Watchdog{Enabled: true},
+		Watchdog:        Watchdog{Enabled: true, Action: DefaultWatchdogAction},
 		SwitchMTU:       SwitchMTU{Max: true},
 		HostMTU:         DefaultHostMTU,
 		RoCEMode:        DefaultRoCEMode,

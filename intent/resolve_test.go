@@ -191,7 +191,7 @@ func TestDefaults(t *testing.T) {
 	want := Policy{
 		Profile: "dcqcn", NoDropPriority: 3, RoCEDSCP: []int{26}, Trust: "dscp", CNPDSCP: 48, CNPPriority: 6,
 		ECNMin: 150000, ECNMax: 1500000, MarkProbability: 100, PFCEnabled: true, PFCPriorities: []int{3},
-		Watchdog: Watchdog{Enabled: true}, SwitchMTU: SwitchMTU{Max: true}, HostMTU: 9000, RoCEMode: "v2",
+		Watchdog: Watchdog{Enabled: true, Action: "drop"}, SwitchMTU: SwitchMTU{Max: true}, HostMTU: 9000, RoCEMode: "v2",
 	}
 	for name, p := range map[string]Policy{"fabric": r.Policy, "switch": r.Switch("s1").Policy, "host": r.Host("h1").Policy} {
 		if diff := cmp.Diff(want, p, cmp.AllowUnexported(Policy{}), cmp.FilterPath(func(p cmp.Path) bool {

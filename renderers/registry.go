@@ -46,6 +46,13 @@ type Attributes struct {
 	Encode func(*devcfg.Config) ([]byte, error)
 	// FileExt is the extension of rendered files, e.g. ".cfg" or ".json".
 	FileExt string
+	// Sources cite the vendor source of every statement form the renderer
+	// emits (see Source); nil for platforms without a table yet.
+	Sources []Source
+	// Watchdog says how the platform takes the PFC watchdog's times, so
+	// lint refuses a time the platform cannot express at validate time;
+	// nil: the platform declares nothing (lint checks nothing).
+	Watchdog *WatchdogTimes
 }
 
 // Entry is one registered platform.

@@ -128,17 +128,32 @@ func (c TrafficClasses) ClassOf(prio int) int {
 	return c.Other
 }
 
-// CLIBytes writes n with the largest NX-OS/EOS keyword that divides it
-// exactly (KB = 1000 bytes, rocefab's convention): 150000 is "150 kbytes",
-// 153600 stays "153600 bytes". No value is ever approximated.
-func CLIBytes(n uint64) string {
+// CLIBytesPair writes a minimum and maximum threshold with one unit
+// keyword, the largest that divides both exactly: every vendor example
+// writes both thresholds in the same unit (150000 and 1500000 are "150
+// kbytes" and "1500 kbytes"; 153600 and 3000000 are both in bytes, never
+// "153600 bytes" and "3 mbytes").
+func CLIBytesPair(lo, hi uint64) (string, string) {
+	unit, div := "bytes", uint64(1)
 	switch {
-	case n != 0 && n%1_000_000 == 0:
-		return strconv.FormatUint(n/1_000_000, 10) + " mbytes"
-	case n != 0 && n%1000 == 0:
-		return strconv.FormatUint(n/1000, 10) + " kbytes"
+	case lo != 0 && hi != 0 && lo%1_000_000 == 0 && hi%1_000_000 == 0:
+		unit, div = "mbytes", 1_000_000
+	case lo != 0 && hi != 0 && lo%1000 == 0 && hi%1000 == 0:
+		unit, div = "kbytes", 1000
 	}
-	return strconv.FormatUint(n, 10) + " bytes"
+	return strconv.FormatUint(lo/div, 10) + " " + unit, strconv.FormatUint(hi/div, 10) + " " + unit
+}
+
+// DecimalSeconds writes d in seconds with as few decimals as it needs
+// (200ms is "0.2", 2s is "2"), exactly: d must be a whole number of
+// milliseconds.
+func DecimalSeconds(d time.Duration) string {
+	ms := d.Milliseconds()
+	s := strconv.FormatInt(ms/1000, 10)
+	if frac := ms % 1000; frac != 0 {
+		s += strings.TrimRight(fmt.Sprintf(".%03d", frac), "0")
+	}
+	return s
 }
 
 // WatchdogMillis writes a PFC watchdog time in whole milliseconds, for

@@ -10,21 +10,52 @@ import (
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
-func TestCLIBytes(t *testing.T) {
+// TestCLIBytesPair: NX-OS and EOS thresholds carry one unit keyword for
+// both (every vendor example does: Cisco's RoCE script "150 kbytes ... 1500
+// kbytes", AVD's "320 kbytes ... 320 kbytes"), the largest dividing both
+// exactly; no value is approximated.
+func TestCLIBytesPair(t *testing.T) {
 	for _, tc := range []struct {
-		n    uint64
-		want string
+		lo, hi uint64
+		want   string
 	}{
-		{150000, "150 kbytes"},
-		{1500000, "1500 kbytes"},
-		{3000000, "3 mbytes"},
-		{153600, "153600 bytes"},
-		{1, "1 bytes"},
-		{0, "0 bytes"},
+		{150000, 1500000, "150 kbytes|1500 kbytes"},
+		{1000000, 3000000, "1 mbytes|3 mbytes"},
+		{150000, 3000000, "150 kbytes|3000 kbytes"},
+		{153600, 3000000, "153600 bytes|3000000 bytes"},
+		{1, 2, "1 bytes|2 bytes"},
+		{0, 1000, "0 bytes|1000 bytes"},
 	} {
-		if got := CLIBytes(tc.n); got != tc.want {
-			t.Errorf("CLIBytes(%d) = %q, want %q", tc.n, got, tc.want)
+		lo, hi := CLIBytesPair(tc.lo, tc.hi)
+		if got := lo + "|" + hi; got != tc.want {
+			t.Errorf("CLIBytesPair(%d, %d) = %q, want %q", tc.lo, tc.hi, got, tc.want)
 		}
+	}
+}
+
+func TestDecimalSeconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		200 * time.Millisecond: "0.2", 2 * time.Second: "2", 1110 * time.Millisecond: "1.11",
+		50 * time.Millisecond: "0.05", 60 * time.Second: "60", time.Millisecond: "0.001",
+	} {
+		if got := DecimalSeconds(d); got != want {
+			t.Errorf("DecimalSeconds(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestTimeRangeCheck(t *testing.T) {
+	r := TimeRange{Step: 10 * time.Millisecond, Min: 10 * time.Millisecond, Max: time.Minute, Form: "seconds with at most two decimals"}
+	for d, bad := range map[time.Duration]string{
+		0: "", 200 * time.Millisecond: "", 205 * time.Millisecond: "two decimals", 2 * time.Minute: "maximum", -time.Second: "negative",
+	} {
+		err := r.Check("eos", "detection", d)
+		if (bad == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), bad)) {
+			t.Errorf("Check(%s) = %v, want %q", d, err, bad)
+		}
+	}
+	if err := (TimeRange{}).Check("nxos", "detection", 205*time.Millisecond); err != nil {
+		t.Errorf("a time the platform does not render is its default, not an error: %v", err)
 	}
 }
 

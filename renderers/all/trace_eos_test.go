@@ -14,13 +14,13 @@ var traceEOS = traceExpect{
 		`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3 > random-detect ecn minimum-threshold (150|300) kbytes maximum-threshold 1500 kbytes max-mark-probability 100 weight 0$`,
 	},
 	"ecn.maxThreshold": {
-		`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3 > random-detect ecn minimum-threshold 150 kbytes maximum-threshold (1500 kbytes|3 mbytes) max-mark-probability 100 weight 0$`,
+		`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3 > random-detect ecn minimum-threshold 150 kbytes maximum-threshold (1500|3000) kbytes max-mark-probability 100 weight 0$`,
 	},
 	"ecn.markProbability": {`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3 > random-detect ecn .* max-mark-probability (50|100) weight 0$`},
 	"mtu.switch":          {`^interface Ethernet\d+ > mtu (9000|9214)$`},
 	"vlan":                {`^vlan (100|200)$`, `^interface Ethernet\d+ > switchport trunk allowed vlan add (100|200)$`},
 	"profile=pfc-only":    {`^qos profile ROCEFAB_LOSSLESS > uc-tx-queue 3( > random-detect ecn .*)?$`},
 	"profile=ecn-only": {
-		`^qos profile ROCEFAB_LOSSLESS > priority-flow-control (on|priority 3 no-drop|pause watchdog)$`,
+		`^qos profile ROCEFAB_LOSSLESS > priority-flow-control (on|priority 3 no-drop|pause watchdog|pause watchdog port action drop)$`,
 	},
 }

@@ -6,9 +6,10 @@ var traceJunos = traceExpect{
 	"noDropPriority": {
 		`^class-of-service forwarding-classes class ROCEFAB_NO_LOSS (queue-num = 4 no-loss|queue-num = 3 no-loss|pfc-priority = [34])$`,
 		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP input ieee-802.1 code-point (011|100) pfc = \{\}$`,
+		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP output ieee-802.1 code-point (011 flow-control-queue 3|100 flow-control-queue 4) = \{\}$`,
 	},
-	"roceDscp":            {`^class-of-service classifiers dscp ROCEFAB_DSCP forwarding-class ROCEFAB_NO_LOSS loss-priority low code-points (011010|011000) = \{\}$`},
-	"cnp.dscp":            {`^class-of-service classifiers dscp ROCEFAB_DSCP forwarding-class ROCEFAB_CNP loss-priority low code-points (110000|101110) = \{\}$`},
+	"roceDscp":            {`^class-of-service classifiers dscp ROCEFAB_DSCP forwarding-class (ROCEFAB_NO_LOSS|best-effort) loss-priority low code-points (011010|011000) = \{\}$`},
+	"cnp.dscp":            {`^class-of-service classifiers dscp ROCEFAB_DSCP forwarding-class (ROCEFAB_CNP|best-effort) loss-priority low code-points (110000|101110) = \{\}$`},
 	"cnp.priority":        {`^class-of-service forwarding-classes class ROCEFAB_CNP queue-num = [56]$`},
 	"ecn.minThreshold":    {`^class-of-service drop-profiles ROCEFAB_ECN interpolate fill-level [12] = \{\}$`},
 	"ecn.maxThreshold":    {`^class-of-service drop-profiles ROCEFAB_ECN interpolate fill-level (10|20) = \{\}$`},
@@ -20,7 +21,7 @@ var traceJunos = traceExpect{
 		`^class-of-service schedulers ROCEFAB_NO_LOSS (drop-profile-map .*|explicit-congestion-notification = \{\}|transmit-rate percent = 50)$`,
 	},
 	"profile=ecn-only": {
-		`^class-of-service forwarding-classes class ROCEFAB_NO_LOSS (queue-num = 3( no-loss)?|pfc-priority = 3)$`,
+		`^class-of-service forwarding-classes class ROCEFAB_NO_LOSS (queue-num = 3 no-loss|queue-num = 5|pfc-priority = 3)$`,
 		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP `,
 		`^class-of-service interfaces et-0/0/\d+ congestion-notification-profile = ROCEFAB_PFC_PCP$`,
 	},

@@ -14,7 +14,7 @@ var traceNXOS = traceExpect{
 		`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q\d > (priority level 1|bandwidth remaining percent 0)$`,
 	},
 	"ecn.minThreshold":    {`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q3 > random-detect minimum-threshold 300 kbytes .* ecn$`, `> random-detect minimum-threshold 150 kbytes `},
-	"ecn.maxThreshold":    {`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q3 > random-detect .* maximum-threshold (3 mbytes|1500 kbytes) .* ecn$`},
+	"ecn.maxThreshold":    {`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q3 > random-detect .* maximum-threshold (3000|1500) kbytes .* ecn$`},
 	"ecn.markProbability": {`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q3 > random-detect .* drop-probability (50|100) weight 0 ecn$`},
 	"mtu.switch": {
 		`^policy-map type network-qos ROCEFAB_NQ > class type network-qos c-8q-nq(\d|-default) > mtu (9000|9216)$`,

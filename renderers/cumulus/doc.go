@@ -1,6 +1,17 @@
 // Package cumulus renders the lossless RoCE configuration of NVIDIA Cumulus
 // Linux switches as NVUE's object tree, and parses `nv config show -o json`.
 //
+// Every command the renderer emits is cited in sources.go (Sources), and a
+// test fails on one that is not. Every switch priority maps to a scheduled
+// traffic class (RoCE and CNP their own, the rest folded into one, as
+// NVIDIA's RoCE profile does) with bw-percent adding up to 100; the
+// lossless priorities leave default-lossy by setting that pool's
+// priorities to the rest. PFC watchdog: NVUE has no action knob (a stormed
+// queue is made lossy, so dropped, until the storm ends); rocefab enables
+// it per port and renders no times (RF131 warns). Command listings expand
+// ranged keys (`interface swp1-2,32`) and keep set members named by the
+// last word (`... trigger l2`, `... trigger l3`) apart.
+//
 // Trunk VLANs: rocefab owns membership of the lossless VLAN in a RoCE
 // port's VLAN set on br_default, never the set, so a team's storage or
 // management VLANs on a GPU port are neither drift nor unset. What NVUE

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -187,9 +189,15 @@ func Normalise(cfg *devcfg.Config) *devcfg.Config {
 }
 
 // parseCommands reads `nv set` lines. `nv config ...` lines and comments
-// are skipped; `nv unset` has no place in a configuration listing.
+// are skipped; `nv unset` has no place in a configuration listing. A key
+// that lists several interfaces or IDs ("interface swp1-2,32", "traffic-pool
+// default-lossy switch-priority 0-3,5-7") is one path per member, as NVUE
+// stores it. Two commands that split to one path with different values
+// show that the last word is a member of a set (a listing prints a leaf
+// once), so both are kept as presence entries.
 func parseCommands(text string) (devcfg.Paths, error) {
 	out := devcfg.Paths{}
+	sets := map[string]bool{}
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "nv config ") {
@@ -202,9 +210,20 @@ func parseCommands(text string) (devcfg.Paths, error) {
 		if !ok {
 			return nil, fmt.Errorf("cumulus: line %d: %q is not an `nv set` command", i+1, line)
 		}
-		words := strings.Fields(rest)
-		path, v := splitCommand(words)
-		out[path] = v
+		for _, words := range expandKeys(strings.Fields(rest)) {
+			path, v := splitCommand(words)
+			if v != devcfg.Empty {
+				if prev, ok := out[path]; ok && prev != v && !sets[path] {
+					delete(out, path)
+					out[path+" "+valueText(prev)] = devcfg.Empty
+					sets[path] = true
+				}
+				if sets[path] {
+					path, v = path+" "+valueText(v), devcfg.Empty
+				}
+			}
+			out[path] = v
+		}
 	}
 	// `nv set qos roce` then `nv set qos roce mode lossless` is one node in
 	// NVUE's tree: a presence entry with entries below it is implied.
@@ -218,11 +237,99 @@ func parseCommands(text string) (devcfg.Paths, error) {
 	return out, nil
 }
 
+// setKeys are NVUE collections keyed by the ID that follows them: an ID
+// list there ("0-3,5-7", "10,21,36") is one key per ID.
+var setKeys = map[string]bool{"vlan": true, "switch-priority": true, "traffic-class": true, "dscp": true, "pcp": true}
+
+// portList is an NVUE interface range: "swp1-4,6,10-12" (the prefix
+// applies to every part), "swp1s1-4", "swp1-64s1-3".
+var portList = regexp.MustCompile(`^([a-z]+)([0-9,-]+)(s([0-9,-]+))?$`)
+
+// expandKeys turns one command with ranged keys into one command per key.
+// The final word is expanded only where it keys a set.
+func expandKeys(words []string) [][]string {
+	out := [][]string{words}
+	for i := range words {
+		last := i == len(words)-1
+		var ids []string
+		switch {
+		case i == 1 && words[0] == "interface":
+			ids = expandPorts(words[i])
+		case i > 0 && setKeys[words[i-1]] && (!last || splitIsSet(words)):
+			ids = expandIDs(words[i], 0, 4094)
+		}
+		if len(ids) < 2 {
+			continue
+		}
+		var next [][]string
+		for _, w := range out {
+			for _, id := range ids {
+				c := slices.Clone(w)
+				c[i] = id
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func splitIsSet(words []string) bool {
+	_, v := splitCommand(words)
+	return v == devcfg.Empty
+}
+
+// expandIDs reads "0-3,5-7" into its IDs; a word that is no ID list, or
+// a single ID, is kept as it is.
+func expandIDs(w string, lo, hi int) []string {
+	if !strings.ContainsAny(w, ",-") {
+		return nil
+	}
+	ids, err := devcfg.ParseIDList(w, lo, hi)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = strconv.Itoa(id)
+	}
+	return out
+}
+
+func expandPorts(w string) []string {
+	m := portList.FindStringSubmatch(w)
+	if m == nil || !strings.ContainsAny(w, ",-") {
+		return nil
+	}
+	ports, err := devcfg.ParseIDList(m[2], 0, 1024)
+	if err != nil {
+		return nil
+	}
+	subs := []int{-1}
+	if m[3] != "" {
+		if subs, err = devcfg.ParseIDList(m[4], 0, 64); err != nil {
+			return nil
+		}
+	}
+	var out []string
+	for _, p := range ports {
+		for _, s := range subs {
+			name := m[1] + strconv.Itoa(p)
+			if s >= 0 {
+				name += "s" + strconv.Itoa(s)
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // splitCommand splits the words of one `nv set` command into the JSON path
 // and value. The last word is the value, except where NVUE keys a
 // collection by it: a VLAN of a bridge domain, a bond member, a PFC or
 // traffic-pool switch priority (not the switch-priority leaf of a qos
-// mapping), and bare presence nodes such as `qos roce`.
+// mapping), a What Just Happened trigger (`... trigger l2` and `... trigger
+// l3` are two entries), and bare presence nodes such as `qos roce`.
 func splitCommand(words []string) (string, devcfg.Value) {
 	n := len(words)
 	joined := strings.Join(words, " ")
@@ -230,7 +337,7 @@ func splitCommand(words []string) (string, devcfg.Value) {
 		return joined, devcfg.Empty
 	}
 	switch words[n-2] {
-	case "vlan", "member":
+	case "vlan", "member", "trigger":
 		return joined, devcfg.Empty
 	case "switch-priority":
 		if !strings.Contains(" "+joined+" ", " mapping ") {

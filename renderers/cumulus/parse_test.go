@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -209,9 +210,46 @@ func TestParseForms(t *testing.T) {
 	}
 }
 
+// TestParseCommandKeys: what an NVUE command listing holds, one path per
+// member: an interface range (NVIDIA: "swp1-4,6,10-12", the prefix applies
+// to every part, "swp1s1-4" for breakouts), ID lists of switch priorities
+// and traffic classes, and set members named by the last word (the
+// What Just Happened triggers of the EVPN leaf in the shared corpus:
+// `... trigger l2` and `... trigger l3` are two entries).
+func TestParseCommandKeys(t *testing.T) {
+	cfg, err := Parse([]byte(`nv set interface swp1-2,32 type swp
+nv set interface swp5s1-2 link mtu 9000
+nv set qos traffic-pool default-lossy switch-priority 0-2,4
+nv set qos egress-scheduler default-global traffic-class 0,3 mode dwrr
+nv set system wjh channel forwarding trigger l2
+nv set system wjh channel forwarding trigger l3
+nv set system control-plane acl acl-default-dos inbound
+nv set system control-plane acl acl-default-dos outbound
+nv set system aaa user cumulus full-name cumulus,,,
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"interface swp1 type = \"swp\"", "interface swp2 type = \"swp\"", "interface swp32 type = \"swp\"",
+		"interface swp5s1 link mtu = 9000", "interface swp5s2 link mtu = 9000",
+		"qos egress-scheduler default-global traffic-class 0 mode = \"dwrr\"", "qos egress-scheduler default-global traffic-class 3 mode = \"dwrr\"",
+		"qos traffic-pool default-lossy switch-priority 0 = {}", "qos traffic-pool default-lossy switch-priority 1 = {}",
+		"qos traffic-pool default-lossy switch-priority 2 = {}", "qos traffic-pool default-lossy switch-priority 4 = {}",
+		"system aaa user cumulus full-name = \"cumulus,,,\"",
+		"system control-plane acl acl-default-dos inbound = {}", "system control-plane acl acl-default-dos outbound = {}",
+		"system wjh channel forwarding trigger l2 = {}", "system wjh channel forwarding trigger l3 = {}",
+	}
+	if got := strings.Split(strings.TrimSpace(cfg.Paths.Text()), "\n"); !slices.Equal(got, want) {
+		t.Fatalf("paths:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // FuzzParse: Parse never panics; what it parses encodes to NVUE JSON that
 // parses back to the same model (when the paths form a tree).
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "cumulus")
 	goldens, _ := filepath.Glob("testdata/*/*.nvue")
 	for _, g := range goldens {
 		if b, err := os.ReadFile(g); err == nil {

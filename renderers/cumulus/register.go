@@ -42,8 +42,10 @@ func Register(r *renderers.Registry) error {
 				"traffic-pool":   "resizing the traffic pools re-carves the shared buffer and drops traffic while it applies",
 				"qos link-pause": "switching link pause re-carves the port buffers",
 			}),
-			Encode:  Encode,
-			FileExt: ".nvue",
+			Encode:   Encode,
+			Sources:  Sources,
+			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			FileExt:  ".nvue",
 		},
 	})
 }

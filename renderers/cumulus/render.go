@@ -1,6 +1,7 @@
 package cumulus
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,17 +60,30 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			out[path(mapping, "dscp", itoa(d), "switch-priority")] = devcfg.Int(int64(sp))
 		}
 	}
+	// Every switch priority lands in a class the scheduler serves: RoCE,
+	// CNP and other lossless priorities in their own class, the rest
+	// folded into one class, as NVIDIA's RoCE profile does (SP3 to TC3,
+	// SP6 to TC6, the others to TC0).
+	classes, err := renderers.PlanClasses(p)
+	if err != nil {
+		return nil, fmt.Errorf("switch %s: %w", sw.Name, err)
+	}
 	for sp := 0; sp < 8; sp++ {
-		out[path("qos egress-queue-mapping", Profile, "switch-priority", itoa(sp), "traffic-class")] = devcfg.Int(int64(sp))
+		out[path("qos egress-queue-mapping", Profile, "switch-priority", itoa(sp), "traffic-class")] = devcfg.Int(int64(classes.ClassOf(sp)))
 	}
 
 	if p.PFCOn() {
 		pfc := path("qos pfc", Profile)
-		prios := slices.Clone(p.PFCPriorities)
-		slices.Sort(prios)
-		for _, q := range slices.Compact(prios) {
+		for _, q := range classes.Lossless {
 			out[path(pfc, "switch-priority", itoa(q))] = devcfg.Empty
 			out[path("qos traffic-pool default-lossless switch-priority", itoa(q))] = devcfg.Empty
+		}
+		// A switch priority sits in one pool: NVIDIA's examples take it out
+		// of default-lossy by setting that pool's priorities to the rest.
+		for sp := 0; sp < 8; sp++ {
+			if !slices.Contains(classes.Lossless, sp) {
+				out[path("qos traffic-pool default-lossy switch-priority", itoa(sp))] = devcfg.Empty
+			}
 		}
 		out[path(pfc, "tx")] = devcfg.String("enable")
 		out[path(pfc, "rx")] = devcfg.String("enable")
@@ -98,14 +112,19 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		notes = append(notes, "cumulus: Spectrum rounds ECN thresholds to buffer cells (150000 B shows as 159744 B on Spectrum-4); the configured bytes are compared")
 	}
 
-	// Scheduling: CNP strict; the lossless and default classes share DWRR.
+	// Scheduling: CNP strict; every other class in use (RoCE, the other
+	// lossless ones, the class the rest is folded into) shares DWRR. NVIDIA:
+	// the bw-percent values add up to at most 100, and a class without one
+	// gets no scheduling.
 	sched := path("qos egress-scheduler", Profile, "traffic-class")
-	out[path(sched, itoa(p.CNPPriority), "mode")] = devcfg.String("strict")
-	weighted := []int{p.NoDropPriority}
-	if p.NoDropPriority != 0 {
-		weighted = append(weighted, 0)
+	out[path(sched, itoa(classes.CNP), "mode")] = devcfg.String("strict")
+	weighted := []int{classes.RoCE}
+	for _, q := range classes.Lossless {
+		if q != classes.RoCE {
+			weighted = append(weighted, q)
+		}
 	}
-	weighted = slices.DeleteFunc(weighted, func(q int) bool { return q == p.CNPPriority })
+	weighted = append(weighted, classes.Other)
 	for i, q := range weighted {
 		share := 100 / len(weighted)
 		if i == 0 {
@@ -136,8 +155,11 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			out[path("interface", port.Name, "qos pfc-watchdog state")] = devcfg.String("enable")
 		}
 	}
-	if w := p.Watchdog; p.PFCOn() && w.Enabled && (w.Detection != 0 || w.Restoration != 0 || w.Action != "") {
-		notes = append(notes, "cumulus: PFC watchdog timing and action keep the NVUE defaults (polling-interval, robustness)")
+	if w := p.Watchdog; p.PFCOn() && w.Enabled && (w.Detection != 0 || w.Restoration != 0) {
+		notes = append(notes, "cumulus: PFC watchdog timing keeps the NVUE defaults (polling-interval, robustness)")
+	}
+	if w := p.Watchdog; p.PFCOn() && w.Enabled && w.Action == "forward" {
+		notes = append(notes, "cumulus: PFC watchdog action forward has no NVUE equivalent; NVUE makes the stormed queue lossy (drop)")
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "cumulus", Shape: devcfg.ShapePaths, Paths: out,
@@ -166,7 +188,8 @@ func singletons(p intent.Policy) []devcfg.Singleton {
 }
 
 // ownedScope: NVUE's default-global QoS profiles (claimed whole), the
-// lossless traffic pool, the lossless VLAN on br_default, and only the
+// lossless traffic pool, the lossy pool's size and switch priorities, the
+// lossless VLAN on br_default, and only the
 // listed settings of the listed ports. A port's link-pause is owned so
 // that 802.3x pause, which excludes PFC, is removed from RoCE ports. On a
 // trunk rocefab owns the lossless VLAN's membership, never the port's other
@@ -180,6 +203,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		path("qos egress-scheduler", Profile),
 		"qos traffic-pool default-lossless",
 		"qos traffic-pool default-lossy memory-percent",
+		"qos traffic-pool default-lossy switch-priority",
 	}}
 	if sw.Policy.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		s.Paths = append(s.Paths, path("bridge domain", Bridge, "vlan", itoa(sw.Policy.VLAN)))

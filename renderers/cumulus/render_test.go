@@ -1,12 +1,15 @@
 package cumulus
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // basicSwitch is leaf-cumulus of examples/basic, a copy a test may edit.
@@ -49,6 +52,69 @@ func TestSplitCommand(t *testing.T) {
 		if path != tc.path || v != tc.value {
 			t.Errorf("splitCommand(%q) = %q, %s; want %q, %s", tc.cmd, path, v, tc.path, tc.value)
 		}
+	}
+}
+
+// TestEveryClassIsScheduled: NVIDIA's guide says the bw-percent values add
+// up to at most 100 and a class without one gets no scheduling, so every
+// switch priority maps to a class the scheduler serves: RoCE and CNP their
+// own, the rest folded into one (NVIDIA's RoCE profile: SP3 to TC3, SP6 to
+// TC6, the others to TC0).
+func TestEveryClassIsScheduled(t *testing.T) {
+	for name, edit := range map[string]func(*intent.Policy){
+		"reference":      func(*intent.Policy) {},
+		"two lossless":   func(p *intent.Policy) { p.PFCPriorities = []int{3, 4} },
+		"no-drop 0":      func(p *intent.Policy) { p.NoDropPriority, p.PFCPriorities = 0, []int{0} },
+		"ecn-only":       func(p *intent.Policy) { p.Profile = intent.ProfileECNOnly },
+		"cnp priority 7": func(p *intent.Policy) { p.CNPPriority = 7 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			sw := basicSwitch(t)
+			edit(&sw.Policy)
+			cfg := render(t, sw)
+			sched := "qos egress-scheduler " + Profile + " traffic-class "
+			total := 0
+			for sp := 0; sp < 8; sp++ {
+				tc := cfg.Paths["qos egress-queue-mapping "+Profile+" switch-priority "+itoa(sp)+" traffic-class"].Text()
+				mode := cfg.Paths[sched+tc+" mode"].Text()
+				if mode != "strict" && mode != "dwrr" {
+					t.Errorf("switch priority %d goes to traffic class %s, which is not scheduled", sp, tc)
+				}
+				if mode == "dwrr" && cfg.Paths[sched+tc+" bw-percent"] == "" {
+					t.Errorf("traffic class %s is dwrr without bw-percent", tc)
+				}
+			}
+			for path, v := range cfg.Paths {
+				if strings.HasPrefix(path, sched) && strings.HasSuffix(path, " bw-percent") {
+					n, _ := strconv.Atoi(v.Text())
+					total += n
+				}
+			}
+			if total != 100 {
+				t.Errorf("bw-percent adds up to %d", total)
+			}
+		})
+	}
+}
+
+// TestLosslessPriorityLeavesTheLossyPool: every NVIDIA example moves the
+// lossless switch priority out of default-lossy (by setting that pool's
+// priorities to the rest) when adding it to default-lossless.
+func TestLosslessPriorityLeavesTheLossyPool(t *testing.T) {
+	cfg := render(t, basicSwitch(t))
+	for sp := 0; sp < 8; sp++ {
+		lossy := has(cfg, "qos traffic-pool default-lossy switch-priority "+itoa(sp))
+		lossless := has(cfg, "qos traffic-pool default-lossless switch-priority "+itoa(sp))
+		if lossy == lossless {
+			t.Errorf("switch priority %d: lossy %v, lossless %v; want exactly one", sp, lossy, lossless)
+		}
+	}
+	// A device that still has SP3 in the lossy pool gets it unset.
+	run := cfg.Clone()
+	run.Paths["qos traffic-pool default-lossy switch-priority 3"] = devcfg.Empty
+	changes := compliance.Diff(cfg, run.Filter(cfg.Owned), syntax, nil)
+	if p := devcfg.BuildPatch(changes, syntax).Lines; !slices.Equal(p, []string{"nv unset qos traffic-pool default-lossy switch-priority 3"}) {
+		t.Errorf("patch = %q", p)
 	}
 }
 

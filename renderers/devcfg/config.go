@@ -53,7 +53,11 @@ func (c *Config) Clone() *Config {
 		out.Host = &h
 	}
 	out.Owned = c.Owned.Clone()
-	out.Singletons = append([]Singleton(nil), c.Singletons...)
+	out.Singletons = make([]Singleton, len(c.Singletons))
+	for i, s := range c.Singletons {
+		s.Nodes = append([]string(nil), s.Nodes...)
+		out.Singletons[i] = s
+	}
 	out.Notes = append([]string(nil), c.Notes...)
 	return &out
 }
@@ -365,6 +369,12 @@ type Singleton struct {
 	Prefix  string   `json:"prefix,omitempty"`
 	// Paths form: an exact path.
 	Path string `json:"path,omitempty"`
+	// Nodes (paths form) makes Path a prefix: the singleton is held by
+	// the running value of Path+n for every node n of every listed
+	// statement, from its first word to all of it. Junos uses it for
+	// `deactivate` (Path "deactivate "): a deactivated node above or at a
+	// rendered statement stops that statement from running.
+	Nodes []string `json:"nodes,omitempty"`
 	// Want is the desired line or value text.
 	Want   string `json:"want"`
 	Marker string `json:"marker"`
@@ -420,6 +430,26 @@ func (c *Config) singletonValues(s Singleton) []string {
 		}
 		return vals
 	case ShapePaths:
+		if len(s.Nodes) > 0 {
+			var vals []string
+			seen := map[string]bool{}
+			for _, stmt := range s.Nodes {
+				for i := 0; i <= len(stmt); i++ {
+					if i < len(stmt) && stmt[i] != ' ' {
+						continue
+					}
+					node := stmt[:i]
+					if node == "" || seen[node] {
+						continue
+					}
+					seen[node] = true
+					if v, ok := c.Paths[s.Path+node]; ok {
+						vals = append(vals, v.Text())
+					}
+				}
+			}
+			return vals
+		}
 		if v, ok := c.Paths[s.Path]; ok {
 			return []string{v.Text()}
 		}

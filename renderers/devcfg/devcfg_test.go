@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/internal/corpus"
 )
 
 const nxosRunning = `!Command: show running-config
@@ -154,6 +156,8 @@ func TestHostPaths(t *testing.T) {
 }
 
 func FuzzParseIndented(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.SeedWith(f, func(b []byte) { f.Add(string(b)) }, "nxos", "eos")
 	f.Add(nxosRunning)
 	f.Add("a\n b\n  c\n d\ne\n")
 	f.Add("\t\tx\n")
@@ -432,5 +436,31 @@ func TestScopeMergeAddsOnlyNewOwners(t *testing.T) {
 	a.Merge(b)
 	if len(a.Lines) != 2 || len(a.Paths) != 2 {
 		t.Fatalf("merge lost or repeated owners: %+v", a)
+	}
+}
+
+func TestNaturalLess(t *testing.T) {
+	sorted := []string{"a fill-level 1", "a fill-level 5", "a fill-level 20", "a fill-level 100", "dscp 9 x", "dscp 10 x", "swp2", "swp10", "swp10s1", "x7", "x007", "x8"}
+	for i := range sorted {
+		for j := range sorted {
+			if got := NaturalLess(sorted[i], sorted[j]); got != (i < j) {
+				t.Errorf("NaturalLess(%q, %q) = %v", sorted[i], sorted[j], got)
+			}
+		}
+	}
+}
+
+// TestSingletonNodes: a singleton over statement nodes is held by the
+// running value at Path+node for the statement and every node above it,
+// never for a sibling.
+func TestSingletonNodes(t *testing.T) {
+	s := Singleton{Name: "active", Path: "deactivate ", Nodes: []string{"a b c 1", "a x"}, Want: "active"}
+	running := &Config{Shape: ShapePaths, Paths: Paths{"deactivate a b": String("deactivate a b"), "deactivate a bc": String("no"), "deactivate a b c 1": String("deactivate a b c 1")}}
+	c := Conflicts(running, []Singleton{s})
+	if len(c) != 2 || c[0].Held != "deactivate a b" || c[1].Held != "deactivate a b c 1" {
+		t.Fatalf("conflicts = %v", c)
+	}
+	if c := Conflicts(&Config{Shape: ShapePaths, Paths: Paths{"deactivate a y": Empty}}, []Singleton{s}); len(c) != 0 {
+		t.Fatalf("a sibling's deactivation conflicts: %v", c)
 	}
 }

@@ -122,3 +122,51 @@ func (p Paths) Text() string {
 	}
 	return b.String()
 }
+
+// NaturalKeys returns the paths in natural order: runs of digits compare
+// as numbers, so "fill-level 5" comes before "fill-level 20" and "dscp 9"
+// before "dscp 10". Statement platforms (Junos, NVUE) print and push in
+// this order, where a list's entries pair up by position.
+func (p Paths) NaturalKeys() []string {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return NaturalLess(keys[i], keys[j]) })
+	return keys
+}
+
+// NaturalLess orders strings with digit runs compared by value (then by
+// length, so "007" and "7" still differ), the rest byte by byte.
+func NaturalLess(a, b string) bool {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return len(na) < len(nb)
+			}
+			if na != nb {
+				return na < nb
+			}
+			if da != db {
+				return da < db
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return a[0] < b[0]
+		}
+		a, b = a[1:], b[1:]
+	}
+	return len(a) < len(b)
+}
+
+func digitRun(s string) int {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}

@@ -1,6 +1,18 @@
 // Package eos renders the lossless RoCE configuration of Arista EOS switches
 // as a CLI tree (three-space indentation), and parses `show running-config`.
 //
+// Every statement the renderer emits is cited in sources.go (Sources,
+// mostly Arista's own AVD templates), and a test fails on one that is not.
+// PFC watchdog: EOS's own default error-disables the whole port on a
+// storm; rocefab renders `priority-flow-control pause watchdog port action
+// drop` (the intent's default action), which drops only the stuck queue.
+// Timers take seconds with at most two decimals (AVD's schema), both or
+// neither (WatchdogTimes; lint RF130). Ports are switched by default:
+// routed ports render `no switchport`, and the port mode of a listed port
+// is rocefab's. Grouped map lines, also with a drop-precedence suffix,
+// parse one line per code point; `show running-config all` defaults are
+// no drift.
+//
 // Trunk VLANs: rocefab owns membership of the lossless VLAN in a RoCE
 // trunk's allowed list, never the list, so a team's storage or management
 // VLANs on a GPU port are neither drift nor removed. It adds the VLAN with

@@ -2,6 +2,7 @@ package eos
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,44 +51,62 @@ func switchable(iface string) bool {
 }
 
 // splitMapLine turns "qos map dscp 24 25 to traffic-class 0" into one
-// line per code point; anything it does not recognise is kept as is.
+// line per code point, keeping what follows the class ("qos map dscp 18 26
+// to traffic-class 4 drop-precedence 2" is two lines, each with its drop
+// precedence); anything it does not recognise is kept as is.
 func splitMapLine(line string) []string {
 	f := strings.Fields(line)
-	// qos map <field> <v>... to traffic-class <tc>
-	if len(f) < 7 || f[len(f)-3] != "to" || f[len(f)-2] != "traffic-class" {
+	// qos map <field> <v>... to traffic-class <tc> [drop-precedence <dp>]
+	to := slices.Index(f, "to")
+	if len(f) < 7 || to < 4 || to+2 >= len(f) || f[to+1] != "traffic-class" {
 		return []string{line}
 	}
-	vals := f[3 : len(f)-3]
-	if len(vals) == 0 {
-		return []string{line}
-	}
-	out := make([]string, 0, len(vals))
-	for _, v := range vals {
+	target := strings.Join(f[to:], " ")
+	out := make([]string, 0, to-3)
+	for _, v := range f[3:to] {
 		if _, err := strconv.Atoi(v); err != nil {
 			return []string{line}
 		}
-		out = append(out, "qos map "+f[2]+" "+v+" to traffic-class "+f[len(f)-1])
+		out = append(out, "qos map "+f[2]+" "+v+" "+target)
 	}
 	return out
 }
 
 // Normalise restores what EOS hides: the default ` weight 0` at the end of
-// `random-detect ecn` lines. Headers (`! Command: ...`), separators and
-// `end` never reach the model.
+// `random-detect ecn` lines. It drops the interface defaults that `show
+// running-config all` prints and rocefab never renders (a bare
+// `switchport`, `switchport mode access`, `switchport access vlan 1`), so
+// a device read with `all` shows no change rocefab would remove every
+// time. Headers (`! Command: ...`), separators and `end` never reach the
+// model.
 func Normalise(cfg *devcfg.Config) *devcfg.Config {
 	out := cfg.Clone()
 	if out.Tree == nil {
 		return out
 	}
-	var walk func([]*devcfg.Node)
-	walk = func(ns []*devcfg.Node) {
+	var walk func(iface bool, ns []*devcfg.Node) []*devcfg.Node
+	walk = func(iface bool, ns []*devcfg.Node) []*devcfg.Node {
+		kept := ns[:0]
 		for _, n := range ns {
+			if iface && interfaceDefaults[n.Line] {
+				continue
+			}
 			if strings.HasPrefix(n.Line, "random-detect ecn minimum-threshold ") && !strings.Contains(n.Line, " weight ") {
 				n.Line += " weight 0"
 			}
-			walk(n.Children)
+			n.Children = walk(!iface && strings.HasPrefix(n.Line, "interface "), n.Children)
+			kept = append(kept, n)
 		}
+		return kept
 	}
-	walk(out.Tree.Nodes)
+	out.Tree.Nodes = walk(false, out.Tree.Nodes)
 	return out
+}
+
+// interfaceDefaults are what an EOS switchport holds until configured;
+// `show running-config all` prints them.
+var interfaceDefaults = map[string]bool{
+	"switchport":               true,
+	"switchport mode access":   true,
+	"switchport access vlan 1": true,
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -280,12 +281,95 @@ func TestForeignMapOfRoCEDSCPIsAConflict(t *testing.T) {
 	}
 }
 
+// TestMultiDSCPMapWithDropPrecedence: a foreign grouped map line with a
+// drop-precedence suffix (AVD's qos.cfg renders such lines) is split per
+// DSCP, so DSCP 26 there is a conflict, the other DSCPs are remapped one by
+// one, and no patch removes the foreign line after adding the new ones.
+func TestMultiDSCPMapWithDropPrecedence(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	const foreign = "qos map dscp 18 26 to traffic-class 4 drop-precedence 2"
+	text := strings.Replace(deviceText(t, desired), "qos map dscp 26 to traffic-class 3\n", "", 1)
+	text = strings.Replace(text, "qos map dscp 16 17 18 19 ", "qos map dscp 16 17 19 ", 1)
+	text = strings.Replace(text, "hostname leaf-eos\n", "hostname leaf-eos\n"+foreign+"\n", 1)
+	if !strings.Contains(text, foreign) || strings.Contains(text, " 26 to traffic-class 3") || strings.Contains(text, " 18 19 ") {
+		t.Fatal("the edit did not apply to the device text")
+	}
+	run := running(t, desired, text)
+	c := devcfg.Conflicts(run.Config, desired.Singletons)
+	if len(c) != 1 || c[0].Held != "qos map dscp 26 to traffic-class 4 drop-precedence 2" {
+		t.Fatalf("conflicts = %v", c)
+	}
+	changes := compliance.Diff(desired, run.Owned, testSyntax, nil)
+	patch := devcfg.BuildPatch(changes, testSyntax).Lines
+	want := []string{"qos map dscp 18 to traffic-class 2", "qos map dscp 26 to traffic-class 3"}
+	if !slices.Equal(patch, want) {
+		t.Fatalf("patch = %q, want %q", patch, want)
+	}
+}
+
+// TestPortModeIsOwned: EOS ports are switched until `no switchport` (the
+// AVD ethernet-interfaces template renders it for routed ports). On the
+// ports rocefab lists the mode is its own: `no switchport` on a port the
+// intent wants switched is removed with `switchport`, and a routed port
+// without it gets it.
+func TestPortModeIsOwned(t *testing.T) {
+	const port = "interface Ethernet9"
+	asRouted := func(sw *intent.Switch) {
+		for i := range sw.Ports {
+			if sw.Ports[i].Name == "Ethernet9" {
+				sw.Ports[i].Mode = "routed"
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		intent func(*intent.Switch)
+		device func(string) string
+		patch  []string
+	}{
+		{"trunk intent, routed port", nil, func(s string) string {
+			return strings.Replace(s, port+"\n   description gpu link\n", port+"\n   description gpu link\n   no switchport\n", 1)
+		}, []string{port, "switchport", "exit"}},
+		{"routed intent, switched port", asRouted, func(s string) string { return s },
+			[]string{port, "no switchport", "switchport trunk allowed vlan remove 100", "no switchport mode trunk", "exit"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sw := basicSwitch(t)
+			if tc.intent != nil {
+				tc.intent(sw)
+			}
+			desired := render(t, sw)
+			text := tc.device(deviceText(t, render(t, basicSwitch(t))))
+			changes := compliance.Diff(desired, running(t, desired, text).Owned, testSyntax, nil)
+			if got := devcfg.BuildPatch(changes, testSyntax).Lines; !slices.Equal(got, tc.patch) {
+				t.Fatalf("patch = %q, want %q", got, tc.patch)
+			}
+		})
+	}
+}
+
+// TestRunningConfigAllShowsNoDefaults: `show running-config all` prints
+// the switchport defaults (`switchport`, `switchport mode access`,
+// `switchport access vlan 1`); a compliant device read that way plans no
+// change, so the default access VLAN is never removed.
+func TestRunningConfigAllShowsNoDefaults(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	text := strings.ReplaceAll(deviceText(t, desired), "   description gpu link\n",
+		"   description gpu link\n   switchport\n   switchport access vlan 1\n   switchport trunk native vlan 1\n")
+	text = strings.Replace(text, "interface Ethernet33\n   mtu 1500\n", "interface Ethernet33\n   mtu 1500\n   switchport mode access\n", 1)
+	if changes := compliance.Diff(desired, running(t, desired, text).Owned, testSyntax, nil); len(changes) != 0 {
+		t.Fatalf("a compliant device read with `all` shows %d changes, first %+v", len(changes), changes[0])
+	}
+}
+
 func TestSplitMapLine(t *testing.T) {
 	for in, want := range map[string][]string{
 		"qos map dscp 24 25 to traffic-class 0": {"qos map dscp 24 to traffic-class 0", "qos map dscp 25 to traffic-class 0"},
 		"qos map cos 3 to traffic-class 3":      {"qos map cos 3 to traffic-class 3"},
 		"qos map traffic-class 3 to dscp 26":    {"qos map traffic-class 3 to dscp 26"},
 		"qos map dscp x to traffic-class 0":     {"qos map dscp x to traffic-class 0"},
+		// AVD molecule qos.cfg: several DSCPs, then a drop precedence.
+		"qos map dscp 18 26 to traffic-class 4 drop-precedence 2": {"qos map dscp 18 to traffic-class 4 drop-precedence 2", "qos map dscp 26 to traffic-class 4 drop-precedence 2"},
 	} {
 		if got := splitMapLine(in); strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("splitMapLine(%q) = %q, want %q", in, got, want)
@@ -296,6 +380,8 @@ func TestSplitMapLine(t *testing.T) {
 // FuzzParse: Parse never panics, and what it parses prints and parses
 // back to the same tree.
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "eos")
 	goldens, _ := filepath.Glob("testdata/*/*.cfg")
 	for _, g := range goldens {
 		if b, err := os.ReadFile(g); err == nil {

@@ -35,14 +35,14 @@ func lineKeys() []string {
 // platformSyntax is the EOS patch grammar. A trunk's allowed-VLAN member
 // line is its own key, and is removed with "switchport trunk allowed vlan
 // remove N": "no switchport trunk allowed vlan" would reset the whole list
-// to every VLAN.
+// to every VLAN. `no switchport` is removed with `switchport`.
 func platformSyntax() devcfg.Syntax {
 	return devcfg.Syntax{
 		Style:         devcfg.StyleCLITree,
 		Negate:        "no ",
 		Exit:          "exit",
 		LineKeys:      lineKeys(),
-		NegateRewrite: map[string]string{trunkVLANs.Member: "switchport trunk allowed vlan remove "},
+		NegateRewrite: map[string]string{trunkVLANs.Member: "switchport trunk allowed vlan remove ", routedPort: "switchport"},
 	}
 }
 
@@ -73,8 +73,10 @@ func Register(r *renderers.Registry) error {
 				"priority-flow-control": "a PFC change re-carves the port buffers and drops traffic while it applies",
 				"service-profile":       "attaching or removing the qos profile switches PFC on the port",
 			}),
-			Encode:  Encode,
-			FileExt: ".cfg",
+			Encode:   Encode,
+			Sources:  Sources,
+			FileExt:  ".cfg",
+			Watchdog: &WatchdogTimes,
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
@@ -19,6 +20,20 @@ const (
 
 // MTUCeiling is the EOS hardware maximum IP MTU; EOS rejects 9216.
 const MTUCeiling = 9214
+
+// routedPort makes an Ethernet port or port-channel a routed port; the
+// port mode is the absence or presence of this line.
+const routedPort = "no switchport"
+
+// defaultAccessVLAN is the access VLAN of an EOS switchport until set.
+const defaultAccessVLAN = 1
+
+// WatchdogTimes: EOS takes the PFC watchdog timeout and recovery-time in
+// seconds with at most two decimals (AVD schema: ^\d+(\.\d{1,2})?$).
+var WatchdogTimes = renderers.WatchdogTimes{
+	Detection:   renderers.TimeRange{Step: 10 * time.Millisecond, Form: "seconds with at most two decimals"},
+	Restoration: renderers.TimeRange{Step: 10 * time.Millisecond, Form: "seconds with at most two decimals"},
+}
 
 type renderer struct{}
 
@@ -80,24 +95,36 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		if p.Watchdog.Enabled {
 			t.Add(prof, "priority-flow-control pause watchdog")
 			if w := p.Watchdog; w.Detection > 0 && w.Restoration > 0 {
-				t.Add(prof, "priority-flow-control pause watchdog port timer timeout "+seconds(w.Detection.Seconds())+
-					" polling-interval auto recovery-time "+seconds(w.Restoration.Seconds()))
+				for _, c := range []struct {
+					what string
+					d    time.Duration
+					r    renderers.TimeRange
+				}{{"detection", w.Detection, WatchdogTimes.Detection}, {"restoration", w.Restoration, WatchdogTimes.Restoration}} {
+					if err := c.r.Check("eos", c.what, c.d); err != nil {
+						return nil, fmt.Errorf("switch %s: %w", sw.Name, err)
+					}
+				}
+				t.Add(prof, "priority-flow-control pause watchdog port timer timeout "+renderers.DecimalSeconds(w.Detection)+
+					" polling-interval auto recovery-time "+renderers.DecimalSeconds(w.Restoration))
 			} else if w.Detection > 0 || w.Restoration > 0 {
 				notes = append(notes, "eos: the PFC watchdog timer needs both detectionTime and restorationTime; EOS defaults are used")
 			}
+			// EOS's own default error-disables the whole port on a storm;
+			// drop (the intent's default) only drops the stuck queue.
 			switch p.Watchdog.Action {
 			case "drop":
 				t.Add(prof, "priority-flow-control pause watchdog port action drop")
 			case "forward":
-				notes = append(notes, "eos: PFC watchdog action forward has no EOS equivalent; the EOS default action is used")
+				notes = append(notes, "eos: PFC watchdog action forward has no EOS equivalent; the EOS default action (errdisable the port) is used")
 			}
 		}
 	}
 	queue := txQueueKeyword(sw.Model)
 	if p.ECNOn() {
 		// Thresholds in bytes: EOS `segments` are ASIC cells.
+		lo, hi := renderers.CLIBytesPair(p.ECNMin, p.ECNMax)
 		t.Add(append(prof, queue+" "+strconv.Itoa(p.NoDropPriority)),
-			"random-detect ecn minimum-threshold "+renderers.CLIBytes(p.ECNMin)+" maximum-threshold "+renderers.CLIBytes(p.ECNMax)+
+			"random-detect ecn minimum-threshold "+lo+" maximum-threshold "+hi+
 				" max-mark-probability "+strconv.Itoa(p.MarkProbability)+" weight 0")
 	}
 	t.Add(append(prof, queue+" "+strconv.Itoa(p.CNPPriority)), "priority strict")
@@ -126,8 +153,15 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			l3.Add("switchport mode trunk")
 			l3.Add(trunkMember(p.VLAN))
 		case "access":
-			// access is the EOS default mode: it is never printed.
-			l3.Add("switchport access vlan " + strconv.Itoa(p.VLAN))
+			// access is the EOS default mode, and VLAN 1 its default
+			// access VLAN: neither is printed.
+			if p.VLAN != defaultAccessVLAN {
+				l3.Add("switchport access vlan " + strconv.Itoa(p.VLAN))
+			}
+		case "routed":
+			// EOS ports are switched by default and ignore IP
+			// configuration until `no switchport` makes them routed.
+			l3.Add(routedPort)
 		}
 		member.Add("service-profile " + Profile)
 	}
@@ -264,12 +298,19 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		}
 	}
 	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan "}
+	ownMode := func(iface string) {
+		// The port mode of a listed port is rocefab's: `no switchport` on a
+		// port the intent wants switched is removed, and added where it
+		// wants it routed.
+		s.Lines = append(s.Lines, devcfg.LineOwner{Parents: []string{iface}, Prefix: routedPort, Exact: true})
+	}
 	for _, port := range sw.Ports {
 		iface := "interface " + port.Name
 		trunk := port.Mode == "trunk"
 		own(iface, "service-profile ")
 		if port.LAG == "" {
 			own(iface, l3...)
+			ownMode(iface)
 			ownMember(iface, trunk)
 			continue
 		}
@@ -277,6 +318,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		if id, err := lagID(sw.Name, port.LAG); err == nil && !seen[id] {
 			seen[id] = true
 			own("interface Port-Channel"+id, l3...)
+			ownMode("interface Port-Channel" + id)
 			ownMember("interface Port-Channel"+id, trunk)
 		}
 	}

@@ -80,7 +80,8 @@ func TestRenderVariants(t *testing.T) {
 			}
 		}},
 		{"thresholds in exact units", func(sw *intent.Switch) { sw.Policy.ECNMin, sw.Policy.ECNMax = 153600, 3_000_000 }, func(t *testing.T, cfg *devcfg.Config) {
-			want := "random-detect ecn minimum-threshold 153600 bytes maximum-threshold 3 mbytes max-mark-probability 100 weight 0"
+			// One unit for both thresholds, as in every vendor example.
+			want := "random-detect ecn minimum-threshold 153600 bytes maximum-threshold 3000000 bytes max-mark-probability 100 weight 0"
 			if got := children(cfg, prof, "uc-tx-queue 3"); !slices.Equal(got, []string{want}) {
 				t.Errorf("uc-tx-queue 3 = %v", got)
 			}
@@ -125,8 +126,32 @@ func TestRenderVariants(t *testing.T) {
 			if got := children(cfg, "interface Ethernet1"); !slices.Equal(got, []string{"mtu 9214", "switchport access vlan 100", "service-profile " + Profile}) {
 				t.Errorf("access port = %v", got)
 			}
-			if got := children(cfg, "interface Ethernet2"); !slices.Equal(got, []string{"mtu 9214", "service-profile " + Profile}) {
+			// AVD renders `no switchport` for routed ports: EOS ports are
+			// switched by default and ignore IP configuration.
+			if got := children(cfg, "interface Ethernet2"); !slices.Equal(got, []string{"mtu 9214", "no switchport", "service-profile " + Profile}) {
 				t.Errorf("routed port = %v", got)
+			}
+		}},
+		{"access port on VLAN 1 prints no default access VLAN", func(sw *intent.Switch) {
+			sw.Policy.VLAN = 1
+			sw.Ports = []intent.Port{{Name: "Ethernet1", Mode: "access"}}
+		}, func(t *testing.T, cfg *devcfg.Config) {
+			if got := children(cfg, "interface Ethernet1"); !slices.Equal(got, []string{"mtu 9214", "service-profile " + Profile}) {
+				t.Errorf("access port on VLAN 1 = %v", got)
+			}
+		}},
+		{"routed LAG: no switchport on the port-channel", func(sw *intent.Switch) {
+			sw.Ports = []intent.Port{{Name: "Ethernet1", Mode: "routed", LAG: "Port-Channel7"}}
+		}, func(t *testing.T, cfg *devcfg.Config) {
+			if got := children(cfg, "interface Port-Channel7"); !slices.Equal(got, []string{"mtu 9214", "no switchport"}) {
+				t.Errorf("Port-Channel7 = %v", got)
+			}
+		}},
+		{"default watchdog action is drop, rendered explicitly", func(sw *intent.Switch) {}, func(t *testing.T, cfg *devcfg.Config) {
+			// AVD qos-profiles.j2: "port action drop" overrides EOS's default
+			// error-disable of the whole port.
+			if !slices.Contains(children(cfg, prof), "priority-flow-control pause watchdog port action drop") {
+				t.Errorf("no explicit drop action in %v", children(cfg, prof))
 			}
 		}},
 		{"LAG", func(sw *intent.Switch) {
@@ -155,6 +180,18 @@ func TestRenderVariants(t *testing.T) {
 			tc.edit(sw)
 			tc.check(t, render(t, sw))
 		})
+	}
+}
+
+// TestRenderRefusesInexpressibleWatchdogTimer: EOS takes the watchdog
+// timeout and recovery-time with at most two decimals of a second (AVD
+// schema ^\d+(\.\d{1,2})?$); 205 ms is an error, never rounded.
+func TestRenderRefusesInexpressibleWatchdogTimer(t *testing.T) {
+	sw := basicSwitch(t)
+	sw.Policy.Watchdog = intent.Watchdog{Enabled: true, Detection: 205 * time.Millisecond, Restoration: 2 * time.Second, Action: "drop"}
+	_, err := New().Render(sw)
+	if err == nil || !strings.Contains(err.Error(), "205ms") || !strings.Contains(err.Error(), "two decimals") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

@@ -9,12 +9,17 @@ import (
 
 // Parse reads `show configuration | display set`: one `set` statement per
 // line, split into path and value by splitStatement. Bracketed lists
-// ("fill-level [ 1 10 ]") become one entry per element, and a `deactivate`
-// line removes the statements below it (inactive configuration does not
-// run). Other lines (comments, blank lines) are ignored.
+// ("fill-level [ 1 10 ]") become one entry per element. Two statements
+// that split to the same path with different values show that the last
+// word is a member of a set (a listing prints a single-valued leaf once),
+// so both are kept as presence entries. A `deactivate X` line is kept as
+// the path "deactivate X" (with that text as its value), and the statements below X
+// stay in the model: the device holds them but does not run them, and
+// the renderer's singletons make that a conflict rather than a change
+// planned forever. Other lines (comments, blank lines) are ignored.
 func Parse(raw []byte) (*devcfg.Config, error) {
 	out := devcfg.Paths{}
-	var inactive [][]string
+	sets := map[string]bool{}
 	for i, line := range strings.Split(string(raw), "\n") {
 		line = strings.TrimSpace(line)
 		verb, rest, _ := strings.Cut(line, " ")
@@ -29,24 +34,30 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 			return nil, fmt.Errorf("junos: line %d: %q has no statement", i+1, line)
 		}
 		if verb == "deactivate" {
-			inactive = append(inactive, words)
+			node := strings.Join(words, " ")
+			out[Inactive+node] = devcfg.String(Inactive + node)
 			continue
 		}
 		for _, stmt := range expandLists(words) {
 			path, v := splitStatement(stmt)
-			out[path] = v
-		}
-	}
-	for _, words := range inactive {
-		pre := strings.Join(words, " ")
-		for path, v := range out {
-			if full := statement(path, v); full == pre || strings.HasPrefix(full, pre+" ") {
-				delete(out, path)
+			if v != devcfg.Empty {
+				if prev, ok := out[path]; ok && prev != v && !sets[path] {
+					delete(out, path)
+					out[statement(path, prev)] = devcfg.Empty
+					sets[path] = true
+				}
+				if sets[path] {
+					path, v = statement(path, v), devcfg.Empty
+				}
 			}
+			out[path] = v
 		}
 	}
 	return &devcfg.Config{Platform: "junos", Shape: devcfg.ShapePaths, Paths: out}, nil
 }
+
+// Inactive prefixes the model path of a `deactivate` line.
+const Inactive = "deactivate "
 
 // splitWords splits on spaces, keeping a double-quoted string as one word
 // (with its quotes), as Junos prints descriptions.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -66,8 +67,13 @@ func TestCompliantDeviceShowsNoDiff(t *testing.T) {
 	if changes := compliance.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
 		t.Fatalf("a compliant device shows %d changes, first %+v", len(changes), changes[0])
 	}
-	if _, ok := run.Config.Paths["vlans STORAGE vlan-id"]; ok {
-		t.Error("a deactivated statement was kept")
+	// A deactivated foreign statement stays in the model, marked; it is
+	// not rocefab's, so it is no conflict either.
+	if _, ok := run.Config.Paths["vlans STORAGE vlan-id"]; !ok || run.Config.Paths["deactivate vlans STORAGE"] == "" {
+		t.Errorf("the deactivated foreign VLAN is not kept with its marker: %v", run.Config.Paths.Keys())
+	}
+	if c := devcfg.Conflicts(run.Config, desired.Singletons); len(c) != 0 {
+		t.Errorf("conflicts on a compliant device: %v", c)
 	}
 	// description is not a value keyword: the quoted text, one word, stays in the path.
 	if _, ok := run.Config.Paths[`interfaces et-0/0/31 description "uplink to spine"`]; !ok {
@@ -88,9 +94,6 @@ func TestRealChangesShow(t *testing.T) {
 		{"queue lost no-loss", func(s string) string {
 			return strings.Replace(s, "queue-num 3 no-loss", "queue-num 3", 1)
 		}, devcfg.Modify, `^class-of-service forwarding-classes class ROCEFAB_NO_LOSS queue-num$`},
-		{"PFC profile deactivated on a port", func(s string) string {
-			return s + "deactivate class-of-service interfaces et-0/0/3 congestion-notification-profile\n"
-		}, devcfg.Add, `^class-of-service interfaces et-0/0/3 congestion-notification-profile$`},
 		{"port MTU", func(s string) string {
 			return strings.Replace(s, "set interfaces et-0/0/7 mtu 9216", "set interfaces et-0/0/7 mtu 1514", 1)
 		}, devcfg.Modify, `^interfaces et-0/0/7 mtu$`},
@@ -116,6 +119,78 @@ func TestRealChangesShow(t *testing.T) {
 	}
 }
 
+// TestDeactivatedNodeIsAConflict: a `deactivate` on a rendered statement
+// or on a node above it (the blog config in the shared corpus deactivates
+// whole `class-of-service interfaces X` stanzas) leaves rocefab's
+// statements configured but not running. The plan says which node is
+// inactive (a conflict, so apply refuses) and plans no change: the same
+// `set` lines pushed again would stay inactive.
+func TestDeactivatedNodeIsAConflict(t *testing.T) {
+	desired := render(t, basicSwitch(t))
+	for _, node := range []string{
+		"class-of-service interfaces et-0/0/3",
+		"class-of-service interfaces et-0/0/3 congestion-notification-profile",
+		"class-of-service",
+		"interfaces et-0/0/7 mtu",
+		"class-of-service schedulers ROCEFAB_NO_LOSS",
+	} {
+		t.Run(node, func(t *testing.T) {
+			run := running(t, desired, deviceText(t, desired)+"deactivate "+node+"\n")
+			if changes := compliance.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
+				t.Errorf("changes planned under an inactive node: %+v", changes)
+			}
+			c := devcfg.Conflicts(run.Config, desired.Singletons)
+			if len(c) != 1 || c[0].Held != "deactivate "+node || !strings.Contains(c[0].String(), "deactivated") {
+				t.Fatalf("conflicts = %v, want one naming %q", c, node)
+			}
+		})
+	}
+	// Deactivating an unrelated port or statement is no conflict.
+	run := running(t, desired, deviceText(t, desired)+"deactivate interfaces et-0/0/40\ndeactivate class-of-service interfaces et-0/0/3 unit 0 rewrite-rules\n")
+	if c := devcfg.Conflicts(run.Config, desired.Singletons); len(c) != 0 {
+		t.Errorf("conflicts for foreign deactivations: %v", c)
+	}
+}
+
+// TestSetMembersKeepTheirOwnPath: statements whose last word is one member
+// of a set never collapse into one path (Batfish's Junos CoS grammar test
+// config has `host-outbound-traffic ieee-802.1 rewrite-rules` and
+// `... override-firewall`), also where a value keyword appears outside
+// the context that makes it single-valued; and a value keyword that shows
+// two values in one listing is taken as a set.
+func TestSetMembersKeepTheirOwnPath(t *testing.T) {
+	cfg, err := Parse([]byte(`set class-of-service host-outbound-traffic ieee-802.1 rewrite-rules
+set class-of-service host-outbound-traffic ieee-802.1 override-firewall
+set class-of-service congestion-notification-profile A
+set class-of-service congestion-notification-profile B
+set class-of-service interfaces ae1 unit 0 classifiers dscp DSCP-BA
+set class-of-service interfaces ae1 unit 0 classifiers ieee-802.1 IEEE-BA
+set protocols lldp interface mtu xe-0/0/1
+set protocols lldp interface mtu xe-0/0/2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"class-of-service host-outbound-traffic ieee-802.1 rewrite-rules",
+		"class-of-service host-outbound-traffic ieee-802.1 override-firewall",
+		"class-of-service congestion-notification-profile A",
+		"class-of-service congestion-notification-profile B",
+		"protocols lldp interface mtu xe-0/0/1",
+		"protocols lldp interface mtu xe-0/0/2",
+	} {
+		if cfg.Paths[want] != devcfg.Empty {
+			t.Errorf("%q is not its own path: %v", want, cfg.Paths.Keys())
+		}
+	}
+	if got := cfg.Paths["class-of-service interfaces ae1 unit 0 classifiers dscp"]; got != devcfg.String("DSCP-BA") {
+		t.Errorf("an interface unit's dscp classifier is single-valued, got %s", got)
+	}
+	if len(cfg.Paths) != 8 {
+		t.Errorf("8 statements became %d paths: %v", len(cfg.Paths), cfg.Paths.Keys())
+	}
+}
+
 func TestParseErrorsNameTheLine(t *testing.T) {
 	_, err := Parse([]byte("set version 1\nset interfaces \"unterminated\n"))
 	if err == nil || !strings.Contains(err.Error(), "line 2") {
@@ -126,6 +201,8 @@ func TestParseErrorsNameTheLine(t *testing.T) {
 // FuzzParse: Parse never panics, and what it parses prints and parses
 // back to the same model.
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "junos")
 	goldens, _ := filepath.Glob("testdata/*/*.set")
 	for _, g := range goldens {
 		if b, err := os.ReadFile(g); err == nil {

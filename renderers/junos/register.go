@@ -36,19 +36,29 @@ func Register(r *renderers.Registry) error {
 				"pfc-priority":                    "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 				"congestion-notification-profile": "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 			}),
-			Encode:  Encode,
-			FileExt: ".set",
+			Encode:   Encode,
+			Sources:  Sources,
+			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			FileExt:  ".set",
 		},
 	})
 }
 
-// Encode prints one `set` statement per entry, sorted by path.
+// Encode prints one `set` statement per entry in natural order (so
+// "fill-level 5" comes before "fill-level 20": the nth fill level pairs
+// with the nth drop probability), then the `deactivate` lines.
 func Encode(cfg *devcfg.Config) ([]byte, error) {
-	var b strings.Builder
-	for _, k := range cfg.Paths.Keys() {
+	var b, inactive strings.Builder
+	for _, k := range cfg.Paths.NaturalKeys() {
+		if strings.HasPrefix(k, Inactive) {
+			inactive.WriteString(k)
+			inactive.WriteByte('\n')
+			continue
+		}
 		b.WriteString("set ")
 		b.WriteString(statement(k, cfg.Paths[k]))
 		b.WriteByte('\n')
 	}
+	b.WriteString(inactive.String())
 	return []byte(b.String()), nil
 }

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
@@ -22,8 +23,48 @@ const (
 	CNProfileDSCP  = "ROCEFAB_PFC_DSCP"
 	CNProfilePCP   = "ROCEFAB_PFC_PCP"
 	SchedulerMap   = "ROCEFAB_SM"
+	SchedulerBE    = "ROCEFAB_BE"
+	SchedulerNC    = "ROCEFAB_NC"
 	VLANName       = "ROCEFAB_LOSSLESS"
 )
+
+// Junos's own forwarding classes that RoCE-port traffic still uses: every
+// other code point (best-effort) and host outbound traffic
+// (network-control).
+const (
+	FCBestEffort     = "best-effort"
+	FCNetworkControl = "network-control"
+)
+
+// defaultLossless are the queues of Junos's default lossless classes
+// (fcoe on 3, no-loss on 4). A queue carries one drop attribute, so no
+// lossy class may share them.
+var defaultLossless = map[int]bool{3: true, 4: true}
+
+// queues picks the output queue of the RoCE and CNP classes: their
+// priority's own queue, except that a lossy class moves off the default
+// lossless queues 3 and 4 to the first free of 5, 6, 2, 1.
+func queues(p intent.Policy) (roce, cnp int, note string) {
+	roce, cnp = p.NoDropPriority, p.CNPPriority
+	used := map[int]bool{0: true, 7: true, roce: true, cnp: true}
+	move := func(q int, what string) int {
+		for _, alt := range []int{5, 6, 2, 1} {
+			if !used[alt] {
+				used[alt] = true
+				note += fmt.Sprintf("junos: the lossy %s class uses queue %d: queue %d belongs to Junos's default lossless classes (one drop attribute per queue); ", what, alt, q)
+				return alt
+			}
+		}
+		return q
+	}
+	if !p.PFCOn() && defaultLossless[roce] {
+		roce = move(roce, "RoCE")
+	}
+	if defaultLossless[cnp] {
+		cnp = move(cnp, "CNP")
+	}
+	return roce, cnp, strings.TrimSuffix(note, "; ")
+}
 
 // L2Header is what Junos media MTU counts beyond the IP MTU.
 const L2Header = 14
@@ -71,29 +112,74 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			"): Junos DSCP-based PFC works only on untagged traffic, so hosts must tag RoCE with that PCP")
 	}
 
-	noLoss := strconv.Itoa(p.NoDropPriority)
+	// Queues: the lossless class on the no-drop priority's queue. Junos
+	// takes one drop attribute per queue and keeps its default lossless
+	// classes fcoe (queue 3) and no-loss (queue 4), so a lossy class never
+	// lands on those queues (ecn-only, or a CNP priority of 3 or 4).
+	roceQueue, cnpQueue, note := queues(p)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	noLoss := strconv.Itoa(roceQueue)
 	if p.PFCOn() {
 		set(out, cos, "forwarding-classes", "class", FCNoLoss, "queue-num", noLoss, "no-loss")
-		set(out, cos, "forwarding-classes", "class", FCNoLoss, "pfc-priority", noLoss)
+		set(out, cos, "forwarding-classes", "class", FCNoLoss, "pfc-priority", strconv.Itoa(p.NoDropPriority))
 	} else {
 		set(out, cos, "forwarding-classes", "class", FCNoLoss, "queue-num", noLoss)
 	}
-	set(out, cos, "forwarding-classes", "class", FCCNP, "queue-num", strconv.Itoa(p.CNPPriority))
+	set(out, cos, "forwarding-classes", "class", FCCNP, "queue-num", strconv.Itoa(cnpQueue))
 
+	// Classifiers are complete: every other code point goes to
+	// best-effort explicitly, so the classes in use are the ones the
+	// scheduler map covers.
 	if usesDSCP {
-		dscps := slices.Clone(p.RoCEDSCP)
-		slices.Sort(dscps)
-		for _, d := range slices.Compact(dscps) {
-			set(out, cos, "classifiers", "dscp", ClassifierDSCP, "forwarding-class", FCNoLoss, "loss-priority", "low", "code-points", pfcBits(d, 6))
+		roce := map[int]bool{}
+		for _, d := range p.RoCEDSCP {
+			roce[d] = true
 		}
-		set(out, cos, "classifiers", "dscp", ClassifierDSCP, "forwarding-class", FCCNP, "loss-priority", "low", "code-points", pfcBits(p.CNPDSCP, 6))
+		for d := 0; d < 64; d++ {
+			fc := FCBestEffort
+			switch {
+			case roce[d]:
+				fc = FCNoLoss
+			case d == p.CNPDSCP:
+				fc = FCCNP
+			}
+			set(out, cos, "classifiers", "dscp", ClassifierDSCP, "forwarding-class", fc, "loss-priority", "low", "code-points", pfcBits(d, 6))
+		}
 	}
 	if usesPCP {
-		set(out, cos, "classifiers", "ieee-802.1", ClassifierPCP, "forwarding-class", FCNoLoss, "loss-priority", "low", "code-points", pfcBits(p.NoDropPriority, 3))
-		set(out, cos, "classifiers", "ieee-802.1", ClassifierPCP, "forwarding-class", FCCNP, "loss-priority", "low", "code-points", pfcBits(p.CNPPriority, 3))
+		for c := 0; c < 8; c++ {
+			fc := FCBestEffort
+			switch c {
+			case p.NoDropPriority:
+				fc = FCNoLoss
+			case p.CNPPriority:
+				fc = FCCNP
+			}
+			set(out, cos, "classifiers", "ieee-802.1", ClassifierPCP, "forwarding-class", fc, "loss-priority", "low", "code-points", pfcBits(c, 3))
+		}
 	}
 
 	if p.PFCOn() {
+		prios := slices.Clone(p.PFCPriorities)
+		slices.Sort(prios)
+		prios = slices.Compact(prios)
+		// The pause response: each PFC priority pauses its queue. Juniper's
+		// PFC watchdog watches only queues named by flow-control-queue, so
+		// without this stanza the leaves have no storm protection.
+		output := func(profile string) {
+			for _, q := range prios {
+				queue := q
+				if q == p.NoDropPriority {
+					queue = roceQueue
+				}
+				set(out, cos, "congestion-notification-profile", profile, "output", "ieee-802.1", "code-point", pfcBits(q, 3), "flow-control-queue", strconv.Itoa(queue))
+			}
+			if p.Watchdog.Enabled {
+				set(out, cos, "congestion-notification-profile", profile, "pfc-watchdog")
+			}
+		}
 		if pfcByDSCP {
 			for _, d := range p.RoCEDSCP {
 				set(out, cos, "congestion-notification-profile", CNProfileDSCP, "input", "dscp", "code-point", pfcBits(d, 6), "pfc")
@@ -101,28 +187,28 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			if extra := slices.DeleteFunc(slices.Clone(p.PFCPriorities), func(q int) bool { return q == p.NoDropPriority }); len(extra) > 0 {
 				notes = append(notes, fmt.Sprintf("junos: DSCP-based PFC pauses only the RoCE DSCPs; PFC priorities %v have no DSCP on untagged ports", extra))
 			}
-			if p.Watchdog.Enabled {
-				set(out, cos, "congestion-notification-profile", CNProfileDSCP, "pfc-watchdog")
-			}
+			output(CNProfileDSCP)
 		}
 		if pfcByPCP {
-			prios := slices.Clone(p.PFCPriorities)
-			slices.Sort(prios)
-			for _, q := range slices.Compact(prios) {
+			for _, q := range prios {
 				set(out, cos, "congestion-notification-profile", CNProfilePCP, "input", "ieee-802.1", "code-point", pfcBits(q, 3), "pfc")
 			}
-			if p.Watchdog.Enabled {
-				set(out, cos, "congestion-notification-profile", CNProfilePCP, "pfc-watchdog")
-			}
+			output(CNProfilePCP)
 		}
-		if w := p.Watchdog; w.Enabled && (w.Detection != 0 || w.Restoration != 0 || w.Action != "") {
-			notes = append(notes, "junos: PFC watchdog timing and action keep the Junos defaults")
+		if w := p.Watchdog; w.Enabled && (w.Detection != 0 || w.Restoration != 0) {
+			notes = append(notes, "junos: PFC watchdog timing keeps the Junos defaults (100 ms polls, detection after 2, 200 ms recovery)")
+		}
+		if w := p.Watchdog; w.Enabled && w.Action == "forward" {
+			notes = append(notes, "junos: PFC watchdog action forward has no Junos equivalent; Junos disables and flushes the stuck queue (drop)")
 		}
 	}
 	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
 		notes = append(notes, "junos: PFC headroom, xoff, xon and cable length keep the Junos defaults (shared-buffer partitions are not rendered)")
 	}
 
+	// Schedulers: every class in use gets one (Juniper: a class without a
+	// scheduler may drop even short bursts), and the RoCE queue a
+	// guaranteed rate. 50 + 40 + 5 + 5 = 100 percent.
 	if p.ECNOn() {
 		lo, hi, err := fillLevels(sw)
 		if err != nil {
@@ -134,13 +220,16 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		set(out, cos, "drop-profiles", DropProfile, "interpolate", "drop-probability", strconv.Itoa(p.MarkProbability))
 		set(out, cos, "schedulers", FCNoLoss, "drop-profile-map", "loss-priority", "any", "protocol", "any", "drop-profile", DropProfile)
 		set(out, cos, "schedulers", FCNoLoss, "explicit-congestion-notification")
-	} else {
-		set(out, cos, "schedulers", FCNoLoss, "transmit-rate", "percent", "50")
 	}
+	set(out, cos, "schedulers", FCNoLoss, "transmit-rate", "percent", "50")
 	set(out, cos, "schedulers", FCCNP, "priority", "strict-high")
 	set(out, cos, "schedulers", FCCNP, "transmit-rate", "percent", "5")
+	set(out, cos, "schedulers", SchedulerBE, "transmit-rate", "percent", "40")
+	set(out, cos, "schedulers", SchedulerNC, "transmit-rate", "percent", "5")
 	set(out, cos, "scheduler-maps", SchedulerMap, "forwarding-class", FCNoLoss, "scheduler", FCNoLoss)
 	set(out, cos, "scheduler-maps", SchedulerMap, "forwarding-class", FCCNP, "scheduler", FCCNP)
+	set(out, cos, "scheduler-maps", SchedulerMap, "forwarding-class", FCBestEffort, "scheduler", SchedulerBE)
+	set(out, cos, "scheduler-maps", SchedulerMap, "forwarding-class", FCNetworkControl, "scheduler", SchedulerNC)
 
 	if p.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		set(out, "vlans", VLANName, "vlan-id", strconv.Itoa(p.VLAN))
@@ -173,8 +262,28 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "junos", Shape: devcfg.ShapePaths, Paths: out,
-		Owned: ownedScope(sw), Notes: notes,
+		Owned: ownedScope(sw), Singletons: activeSingletons(out), Notes: notes,
 	}, nil
+}
+
+// activeSingletons claim that every statement rocefab renders, and every
+// node above it, is active: a `deactivate` of any of them (Parse keeps it
+// as the path "deactivate X" with the value "deactivate X") leaves
+// rocefab's statements configured but not running, so the plan reports it
+// as a conflict naming the inactive node, instead of planning the same
+// `set` lines forever. rocefab never activates a node itself: other
+// configuration below it would run too.
+func activeSingletons(stmts devcfg.Paths) []devcfg.Singleton {
+	nodes := make([]string, 0, len(stmts))
+	for _, k := range stmts.Keys() {
+		nodes = append(nodes, statement(k, stmts[k]))
+	}
+	return []devcfg.Singleton{{
+		Name:  "active statements (a deactivated node stops rocefab's statements below it from running; activate it)",
+		Path:  Inactive,
+		Nodes: nodes,
+		Want:  "active",
+	}}
 }
 
 // fillLevels are the ECN thresholds as whole percentages of the queue

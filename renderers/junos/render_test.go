@@ -1,12 +1,15 @@
 package junos
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // basicSwitch is leaf-junos of examples/basic, a copy a test may edit.
@@ -30,6 +33,9 @@ func TestSplitStatement(t *testing.T) {
 		{"class-of-service forwarding-classes class X queue-num 3 no-loss", "class-of-service forwarding-classes class X queue-num", devcfg.String("3 no-loss")},
 		{"class-of-service forwarding-classes class X queue-num 6", "class-of-service forwarding-classes class X queue-num", devcfg.String("6")},
 		{"class-of-service interfaces et-0/0/0 unit 0 classifiers dscp D", "class-of-service interfaces et-0/0/0 unit 0 classifiers dscp", devcfg.String("D")},
+		{"class-of-service interfaces et-0/0/0 congestion-notification-profile P", "class-of-service interfaces et-0/0/0 congestion-notification-profile", devcfg.String("P")},
+		{"class-of-service congestion-notification-profile P", "class-of-service congestion-notification-profile P", devcfg.Empty},
+		{"class-of-service host-outbound-traffic ieee-802.1 rewrite-rules", "class-of-service host-outbound-traffic ieee-802.1 rewrite-rules", devcfg.Empty},
 		{"class-of-service classifiers dscp D forwarding-class F loss-priority low code-points 011010", "class-of-service classifiers dscp D forwarding-class F loss-priority low code-points 011010", devcfg.Empty},
 		{"interfaces et-0/0/0 unit 0 family ethernet-switching vlan members V", "interfaces et-0/0/0 unit 0 family ethernet-switching vlan members V", devcfg.Empty},
 		{"class-of-service congestion-notification-profile P pfc-watchdog", "class-of-service congestion-notification-profile P pfc-watchdog", devcfg.Empty},
@@ -91,6 +97,103 @@ func TestFillLevels(t *testing.T) {
 	}
 }
 
+// TestFillLevelOrder: Junos pairs the nth fill level with the nth drop
+// probability, so both come out low then high, in the rendered file and in
+// a patch, also where string order would put "20" before "5".
+func TestFillLevelOrder(t *testing.T) {
+	sw := basicSwitch(t)
+	sw.Junos = intent.JunosSpec{FillLevelMin: percentOf(5), FillLevelMax: percentOf(20)}
+	cfg := render(t, sw)
+	text, _ := Encode(cfg)
+	lo := strings.Index(string(text), "interpolate fill-level 5\n")
+	hi := strings.Index(string(text), "interpolate fill-level 20\n")
+	if lo < 0 || hi < 0 || lo > hi {
+		t.Fatalf("fill levels out of order in:\n%s", text)
+	}
+	patch := devcfg.BuildPatch(compliance.Diff(cfg, &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}}, syntaxOf(t), nil), syntaxOf(t)).Lines
+	var levels []string
+	for _, l := range patch {
+		if strings.Contains(l, "interpolate fill-level ") || strings.Contains(l, "interpolate drop-probability ") {
+			levels = append(levels, l[strings.Index(l, "interpolate ")+len("interpolate "):])
+		}
+	}
+	if want := []string{"drop-probability 0", "drop-probability 100", "fill-level 5", "fill-level 20"}; !slices.Equal(levels, want) {
+		t.Fatalf("patch order %q, want %q", levels, want)
+	}
+}
+
+// TestSchedulersCoverEveryClass: every forwarding class RoCE ports use has
+// a scheduler in the map (Juniper: a class without one may drop even short
+// bursts), the classifiers send every other code point to best-effort, the
+// RoCE queue has a guaranteed rate, and the rates add up to 100.
+func TestSchedulersCoverEveryClass(t *testing.T) {
+	for _, profile := range []string{intent.ProfileDCQCN, intent.ProfilePFCOnly, intent.ProfileECNOnly} {
+		t.Run(profile, func(t *testing.T) {
+			sw := basicSwitch(t)
+			sw.Policy.Profile = profile
+			cfg := render(t, sw)
+			mapped, classified := map[string]bool{}, map[string]bool{}
+			total := 0
+			for path, v := range cfg.Paths {
+				if fc, ok := strings.CutPrefix(path, "class-of-service scheduler-maps ROCEFAB_SM forwarding-class "); ok {
+					fc, sched, _ := strings.Cut(fc, " scheduler")
+					mapped[fc] = true
+					if _, ok := cfg.Paths["class-of-service schedulers "+v.Text()+" transmit-rate percent"]; !ok {
+						t.Errorf("class %s: scheduler %s has no transmit rate%s", fc, v.Text(), sched)
+					}
+				}
+				if strings.HasSuffix(path, " transmit-rate percent") {
+					n, _ := strconv.Atoi(v.Text())
+					total += n
+				}
+				if fc, ok := strings.CutPrefix(path, "class-of-service classifiers dscp ROCEFAB_DSCP forwarding-class "); ok {
+					fc, _, _ = strings.Cut(fc, " ")
+					classified[fc] = true
+				}
+			}
+			for fc := range classified {
+				if !mapped[fc] {
+					t.Errorf("the classifier uses class %s, which has no scheduler", fc)
+				}
+			}
+			for _, fc := range []string{FCNoLoss, FCCNP, FCBestEffort, FCNetworkControl} {
+				if !mapped[fc] {
+					t.Errorf("forwarding class %s has no scheduler", fc)
+				}
+			}
+			if total != 100 {
+				t.Errorf("transmit rates add up to %d %%", total)
+			}
+			if !has(cfg, "class-of-service schedulers ROCEFAB_NO_LOSS transmit-rate percent 50") {
+				t.Error("the RoCE queue has no guaranteed rate")
+			}
+			n := 0
+			for path := range cfg.Paths {
+				if strings.HasPrefix(path, "class-of-service classifiers dscp ROCEFAB_DSCP ") {
+					n++
+				}
+			}
+			if n != 64 {
+				t.Errorf("the DSCP classifier maps %d code points, want all 64", n)
+			}
+		})
+	}
+}
+
+// TestWatchdogWatchesTheLosslessQueue: Juniper's PFC watchdog watches only
+// queues named by `output ieee-802.1 code-point N flow-control-queue Q`.
+func TestWatchdogWatchesTheLosslessQueue(t *testing.T) {
+	cfg := render(t, basicSwitch(t))
+	for _, want := range []string{
+		"class-of-service congestion-notification-profile ROCEFAB_PFC_PCP output ieee-802.1 code-point 011 flow-control-queue 3",
+		"class-of-service congestion-notification-profile ROCEFAB_PFC_PCP pfc-watchdog",
+	} {
+		if !has(cfg, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+}
+
 func TestRenderVariants(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -123,8 +226,10 @@ func TestRenderVariants(t *testing.T) {
 			"class-of-service schedulers ROCEFAB_NO_LOSS transmit-rate percent 50",
 			"class-of-service forwarding-classes class ROCEFAB_NO_LOSS queue-num 3 no-loss",
 		}, []string{"class-of-service schedulers ROCEFAB_NO_LOSS explicit-congestion-notification", "class-of-service drop-profiles ROCEFAB_ECN interpolate fill-level 1"}},
+		// Juniper: one drop attribute per queue, and the default lossless
+		// fcoe class holds queue 3, so the lossy RoCE class moves to 5.
 		{"ecn-only", func(sw *intent.Switch) { sw.Policy.Profile = intent.ProfileECNOnly }, []string{
-			"class-of-service forwarding-classes class ROCEFAB_NO_LOSS queue-num 3",
+			"class-of-service forwarding-classes class ROCEFAB_NO_LOSS queue-num 5",
 			"class-of-service schedulers ROCEFAB_NO_LOSS explicit-congestion-notification",
 		}, []string{"class-of-service forwarding-classes class ROCEFAB_NO_LOSS pfc-priority 3", "class-of-service interfaces et-0/0/0 congestion-notification-profile ROCEFAB_PFC_PCP"}},
 		{"LAG", func(sw *intent.Switch) {
@@ -154,4 +259,9 @@ func TestRenderVariants(t *testing.T) {
 			}
 		})
 	}
+}
+
+func syntaxOf(t *testing.T) devcfg.Syntax {
+	t.Helper()
+	return devcfg.Syntax{Style: devcfg.StyleStatements, Set: "set ", Delete: "delete "}
 }

@@ -1,6 +1,14 @@
 // Package nxos renders the lossless RoCE configuration of Cisco Nexus 9000
 // switches as an NX-OS CLI tree, and parses `show running-config` back.
 //
+// Every statement the renderer emits is cited in sources.go (Sources),
+// and a test fails on one that is not. PFC watchdog: NX-OS has no action
+// knob; `priority-flow-control watch-dog-interval on` shuts a stuck
+// no-drop queue down (its traffic is dropped) and restores it by itself.
+// rocefab renders no watchdog times (NX-OS counts them as multipliers of
+// its poll interval); lint warns when the intent sets them (RF131). A
+// running config wrapped by a narrow terminal is refused (ErrWrapped).
+//
 // Trunk VLANs: rocefab owns membership of the lossless VLAN in a RoCE
 // trunk's allowed list, never the list, so a team's storage or management
 // VLANs on a GPU port are neither drift nor removed. It adds the VLAN with

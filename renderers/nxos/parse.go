@@ -1,6 +1,7 @@
 package nxos
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,6 +18,9 @@ import (
 // or port-channel without a list allows every VLAN: "switchport trunk
 // allowed vlan all".
 func Parse(raw []byte) (*devcfg.Config, error) {
+	if err := checkWrapped(string(raw)); err != nil {
+		return nil, err
+	}
 	t, err := devcfg.ParseIndented(string(raw), "!")
 	if err != nil {
 		return nil, fmt.Errorf("nxos: running-config: %w", err)
@@ -28,6 +32,52 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 		}
 	}
 	return &devcfg.Config{Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t}, nil
+}
+
+// ErrWrapped marks a running config that a narrow terminal wrapped: a
+// continuation would otherwise read as a stray top-level line and the
+// line it belongs to as a shorter, wrong one (an allowed list "...,18" and
+// a line "12,1882,..." instead of VLAN 1812).
+var ErrWrapped = errors.New("running config wrapped by a narrow terminal")
+
+// checkWrapped finds a line that continues the line above it: at column 0
+// and starting with a digit, a comma or a hyphen, which no NX-OS command
+// does. The driver reads the configuration with a wide terminal; this
+// catches the case where that did not hold.
+func checkWrapped(text string) error {
+	prev, prevNo := "", 0
+	banner := "" // the delimiter of a banner being read
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if banner != "" {
+			// Banner text is free text: it may start with anything.
+			if strings.Contains(line, banner) {
+				banner = ""
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "banner "); ok {
+			// banner motd #text...# : the delimiter opens and closes it.
+			if _, arg, ok := strings.Cut(rest, " "); ok && arg != "" {
+				if d := arg[:1]; !strings.Contains(arg[1:], d) {
+					banner = d
+				}
+			}
+			continue
+		}
+		if line != "" && strings.ContainsRune("0123456789,-", rune(line[0])) && prev != "" {
+			show := line
+			if len(show) > 40 {
+				show = show[:40] + "..."
+			}
+			return fmt.Errorf("nxos: running-config line %d (%q) continues line %d, which a %d-column terminal wrapped: read the configuration with a wider terminal (terminal width 511): %w",
+				i+1, show, prevNo, len(prev), ErrWrapped)
+		}
+		if strings.TrimSpace(line) != "" {
+			prev, prevNo = line, i+1
+		}
+	}
+	return nil
 }
 
 // switchable: Ethernet ports and port-channels have an allowed-VLAN list,

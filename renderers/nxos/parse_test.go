@@ -1,6 +1,7 @@
 package nxos
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -286,6 +288,31 @@ func TestForeignSystemQoSIsAConflict(t *testing.T) {
 	}
 }
 
+// TestWrappedLineIsAnError: a running config read through a narrow
+// terminal continues a long allowed-VLAN list at column 0 (the Nexus 3000
+// transcript in the shared corpus wraps VLAN 1812 as "...,18" and
+// "12,1882,..."). Parsed as is, it is a VLAN 18 plus a stray line; Parse
+// says which line was wrapped instead.
+func TestWrappedLineIsAnError(t *testing.T) {
+	long := "  switchport trunk allowed vlan 370-373,381-385,462,470-473,556,901-905,960-964,1011,1016,1081,1091,1102-1103,1178,1331,1388,1408,1608,1731,18"
+	_, err := Parse([]byte("interface port-channel6\n  switchport mode trunk\n" + long + "\n12,1882,1987,2094\n  spanning-tree guard root\n"))
+	if !errors.Is(err, ErrWrapped) || !strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "continues line 3") || !strings.Contains(err.Error(), "142-column") {
+		t.Fatalf("err = %v", err)
+	}
+	// Banner text is free text, never a wrap.
+	if _, err := Parse([]byte("banner motd #\n2024 maintenance window\n#\nhostname n1\n")); err != nil {
+		t.Errorf("a banner starting with a digit: %v", err)
+	}
+	// The same list on one line parses to VLAN 1812, and no line is stray.
+	cfg, err := Parse([]byte("interface port-channel6\n  switchport mode trunk\n" + long + "12,1882,1987,2094\n  spanning-tree guard root\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Tree.Find([]string{"interface port-channel6", "switchport trunk allowed vlan add 1812"}) == nil || len(cfg.Tree.Nodes) != 1 {
+		t.Fatalf("unwrapped list:\n%s", cfg.Text())
+	}
+}
+
 func TestParseExpandsVLANLists(t *testing.T) {
 	cfg, err := Parse([]byte("vlan 1,10-12\nvlan 11\n  name storage\n"))
 	if err != nil {
@@ -300,6 +327,8 @@ func TestParseExpandsVLANLists(t *testing.T) {
 // FuzzParse: Parse never panics, and what it parses prints and parses
 // back to the same tree (Normalise must not panic either).
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "nxos")
 	goldens, _ := filepath.Glob("testdata/*/*.cfg")
 	for _, g := range goldens {
 		if b, err := os.ReadFile(g); err == nil {

@@ -63,8 +63,10 @@ func Register(r *renderers.Registry) error {
 				"priority-flow-control": "a PFC change re-carves the port buffers and drops traffic while it applies",
 				"pause pfc-cos":         "a PFC change re-carves the port buffers and drops traffic while it applies",
 			}),
-			Encode:  Encode,
-			FileExt: ".cfg",
+			Encode:   Encode,
+			Sources:  Sources,
+			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			FileExt:  ".cfg",
 		},
 	})
 }

@@ -176,8 +176,11 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	t.Add([]string{systemQoS}, "service-policy type queuing output "+PolicyQueues)
 	if pfc && p.Watchdog.Enabled {
 		t.Add(nil, "priority-flow-control watch-dog-interval on")
-		if p.Watchdog.Detection != 0 || p.Watchdog.Restoration != 0 || p.Watchdog.Action != "" {
-			notes = append(notes, "nxos: PFC watchdog detection/restoration time and action keep the NX-OS defaults (interval and multipliers are not rendered)")
+		if p.Watchdog.Detection != 0 || p.Watchdog.Restoration != 0 {
+			notes = append(notes, "nxos: PFC watchdog detection/restoration time keep the NX-OS defaults (interval and multipliers are not rendered)")
+		}
+		if p.Watchdog.Action == "forward" {
+			notes = append(notes, "nxos: PFC watchdog action forward has no NX-OS equivalent; NX-OS shuts the stuck queue down (drop)")
 		}
 	}
 	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
@@ -246,9 +249,11 @@ var trunkVLANs = devcfg.MemberList{
 // trunkMember adds the VLAN to a trunk's allowed list and keeps the rest.
 func trunkMember(vlan int) string { return trunkVLANs.Member + strconv.Itoa(vlan) }
 
-// randomDetect is the WRED/ECN line with exact unit keywords.
+// randomDetect is the WRED/ECN line with exact unit keywords, one unit for
+// both thresholds.
 func randomDetect(p intent.Policy) string {
-	return "random-detect minimum-threshold " + renderers.CLIBytes(p.ECNMin) + " maximum-threshold " + renderers.CLIBytes(p.ECNMax) +
+	lo, hi := renderers.CLIBytesPair(p.ECNMin, p.ECNMax)
+	return "random-detect minimum-threshold " + lo + " maximum-threshold " + hi +
 		" drop-probability " + strconv.Itoa(p.MarkProbability) + " weight 0 ecn"
 }
 

@@ -76,6 +76,14 @@ func TestRenderVariants(t *testing.T) {
 				t.Errorf("c-nq3 = %v", got)
 			}
 		}},
+		// Cisco's RoCE script and the Nexus QoS guide write both thresholds
+		// in one unit; 150 KiB and 3 MB have none in common but bytes.
+		{"thresholds in one unit", func(sw *intent.Switch) { sw.Policy.ECNMin, sw.Policy.ECNMax = 153600, 3_000_000 }, func(t *testing.T, cfg *devcfg.Config) {
+			want := "random-detect minimum-threshold 153600 bytes maximum-threshold 3000000 bytes drop-probability 100 weight 0 ecn"
+			if got := children(cfg, append(queuing, "class type queuing c-out-8q-q3")...); !slices.Contains(got, want) {
+				t.Errorf("c-out-8q-q3 = %v, want %q", got, want)
+			}
+		}},
 		{"pfc-only renders no ECN", func(sw *intent.Switch) { sw.Policy.Profile = intent.ProfilePFCOnly }, func(t *testing.T, cfg *devcfg.Config) {
 			if strings.Contains(cfg.Text(), "random-detect") {
 				t.Error("random-detect rendered for pfc-only")

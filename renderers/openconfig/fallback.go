@@ -180,7 +180,7 @@ func watchdogFor(name string, w intent.Watchdog, d *fallbackData, notes *[]strin
 			*notes = append(*notes, "eos fallback: PFC watchdog action forward has no EOS equivalent; the EOS default action is used")
 		}
 	case "nxos":
-		if w.Detection != 0 || w.Restoration != 0 || w.Action != "" {
+		if w.Detection != 0 || w.Restoration != 0 || w.Action == "forward" {
 			*notes = append(*notes, "nxos fallback: PFC watchdog times and action keep the NX-OS defaults")
 		}
 	case "sonic":

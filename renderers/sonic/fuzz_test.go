@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/internal/golden"
 )
 
@@ -19,6 +20,8 @@ var seedVariants = []string{"access-lag", "two-ports"}
 // FuzzParse: Parse never panics, and what it accepts survives
 // Encode → Parse unchanged.
 func FuzzParse(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "sonic")
 	for _, v := range seedVariants {
 		data, err := os.ReadFile(filepath.Join("testdata", "variants", v+".json"))
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
@@ -92,6 +93,11 @@ func Attributes() renderers.Attributes {
 		}),
 		Encode:  Encode,
 		FileExt: ".json",
+		// pfcwd takes whole milliseconds within these bounds.
+		Watchdog: &renderers.WatchdogTimes{
+			Detection:   renderers.TimeRange{Step: time.Millisecond, Min: wdDetectionMin * time.Millisecond, Max: wdDetectionMax * time.Millisecond, Form: "whole milliseconds"},
+			Restoration: renderers.TimeRange{Step: time.Millisecond, Min: wdRestorationMin * time.Millisecond, Max: wdRestorationMax * time.Millisecond, Form: "whole milliseconds"},
+		},
 	}
 }
 

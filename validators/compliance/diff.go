@@ -26,7 +26,7 @@ func Diff(desired, running *devcfg.Config, syn devcfg.Syntax, classify Classifie
 		d.walk(nil, desired.Tree.Children(nil), running.Tree.Children(nil))
 		changes = append(d.adds, reversed(d.removes)...)
 	case devcfg.ShapePaths:
-		changes = pathsDiff(desired.Paths, running.Paths, desired.Owned)
+		changes = pathsDiff(desired.Paths, running.Paths, desired.Owned, syn.Style == devcfg.StyleStatements)
 	case devcfg.ShapeHost:
 		var want, have devcfg.Paths
 		if desired.Host != nil {
@@ -35,7 +35,7 @@ func Diff(desired, running *devcfg.Config, syn devcfg.Syntax, classify Classifie
 		if running.Host != nil {
 			have = running.Host.Paths()
 		}
-		changes = pathsDiff(want, have, devcfg.Scope{})
+		changes = pathsDiff(want, have, devcfg.Scope{}, false)
 	}
 	if classify != nil {
 		for i := range changes {
@@ -96,9 +96,17 @@ func (d *treeDiff) walk(parents []string, want, have []*devcfg.Node) {
 	}
 }
 
-func pathsDiff(want, have devcfg.Paths, scope devcfg.Scope) []devcfg.Change {
+// pathsDiff lists additions in path order, removals in reverse. Statement
+// platforms (natural true) push in natural order, so a list's entries
+// that pair up by position (Junos fill-level with drop-probability) go out
+// low before high: "fill-level 5" before "fill-level 20".
+func pathsDiff(want, have devcfg.Paths, scope devcfg.Scope, natural bool) []devcfg.Change {
 	var adds, removes []devcfg.Change
-	for _, p := range want.Keys() {
+	keys := want.Keys
+	if natural {
+		keys = want.NaturalKeys
+	}
+	for _, p := range keys() {
 		w := want[p]
 		h, ok := have[p]
 		switch {
@@ -114,7 +122,12 @@ func pathsDiff(want, have devcfg.Paths, scope devcfg.Scope) []devcfg.Change {
 			removes = append(removes, devcfg.Change{Action: devcfg.Remove, Path: p, Old: string(have[p])})
 		}
 	}
-	sort.SliceStable(removes, func(i, j int) bool { return removes[i].Path > removes[j].Path })
+	sort.SliceStable(removes, func(i, j int) bool {
+		if natural {
+			return devcfg.NaturalLess(removes[j].Path, removes[i].Path)
+		}
+		return removes[i].Path > removes[j].Path
+	})
 	return append(adds, removes...)
 }
 

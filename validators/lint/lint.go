@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
@@ -74,6 +75,7 @@ type sharedKey struct {
 	at   intent.Loc
 	code string
 	msg  string
+	warn bool
 }
 
 // perSwitch records an error about switch name at at; the message must not
@@ -86,8 +88,21 @@ func (c *checker) perSwitch(at intent.Loc, code, name, format string, args ...an
 	c.shared[k] = append(c.shared[k], name)
 }
 
+// perSwitchWarn is perSwitch for a warning.
+func (c *checker) perSwitchWarn(at intent.Loc, code, name, format string, args ...any) {
+	k := sharedKey{at: at, code: code, msg: fmt.Sprintf(format, args...), warn: true}
+	if _, ok := c.shared[k]; !ok {
+		c.sharedOrder = append(c.sharedOrder, k)
+	}
+	c.shared[k] = append(c.shared[k], name)
+}
+
 func (c *checker) flushShared() {
 	for _, k := range c.sharedOrder {
+		if k.warn {
+			c.warnf(k.at, k.code, "%s: %s", devicesPhrase("switch", "switches", c.shared[k]), k.msg)
+			continue
+		}
 		c.errorf(k.at, k.code, "%s: %s", devicesPhrase("switch", "switches", c.shared[k]), k.msg)
 	}
 }
@@ -233,6 +248,7 @@ func (c *checker) switchRules(sw *intent.Switch) {
 			}
 		}
 	}
+	c.watchdogTimes(sw, e)
 	for _, port := range sw.Ports {
 		if pat := e.Attrs.PortPattern; pat != nil && !pat.MatchString(port.Name) {
 			key := fmt.Sprintf("%s|%s", port.At, sw.Platform)
@@ -247,6 +263,43 @@ func (c *checker) switchRules(sw *intent.Switch) {
 				c.seen[key] = true
 				c.errorf(port.At, CodeSwitchedNeedsVLAN, "switch %s: %s ports need the lossless VLAN (set spec.lossless.vlan, or mode routed)", sw.Name, port.Mode)
 			}
+		}
+	}
+}
+
+// watchdogTimes checks the watchdog times against what the platform
+// declares it can express (renderers.Attributes.Watchdog): a time it cannot
+// write exactly is an error here, never a rounding or a device error.
+func (c *checker) watchdogTimes(sw *intent.Switch, e *renderers.Entry) {
+	if e.Attrs.NeedsPFCFallback {
+		// The watchdog rides in the vendor-native fallback.
+		fb, err := c.reg.Lookup(sw.OCFallback)
+		if err != nil || fb.Attrs.NeedsPFCFallback {
+			return
+		}
+		e = fb
+	}
+	w, p := e.Attrs.Watchdog, sw.Policy
+	if w == nil || !p.PFCOn() || !p.Watchdog.Enabled {
+		return
+	}
+	for _, t := range []struct {
+		field, what string
+		d           time.Duration
+		r           renderers.TimeRange
+	}{
+		{"pfc.watchdog.detectionTime", "detection", p.Watchdog.Detection, w.Detection},
+		{"pfc.watchdog.restorationTime", "restoration", p.Watchdog.Restoration, w.Restoration},
+	} {
+		if t.d == 0 {
+			continue
+		}
+		if !t.r.Rendered() {
+			c.perSwitchWarn(p.Origin(t.field), CodeWatchdogDefault, sw.Name, "%s keeps its own PFC watchdog %s time: rocefab does not render %s there", e.Name, t.what, t.field)
+			continue
+		}
+		if err := t.r.Check(e.Name, t.what, t.d); err != nil {
+			c.perSwitch(p.Origin(t.field), CodeWatchdogTime, sw.Name, "%v", err)
 		}
 	}
 }

@@ -241,6 +241,27 @@ func ruleCases() []ruleCase {
 		{code: lint.CodePCPNeedsVLAN,
 			pass: []fabric{b.with(lossless(" {trust: pcp, vlan: 100}"))},
 			fail: []fabric{b.with(lossless(" {trust: pcp}"))}},
+		// EOS takes the watchdog timeout and recovery-time with at most two
+		// decimals of a second (AVD schema ^\d+(\.\d{1,2})?$): the platform's
+		// registry attributes say so, and lint reads them.
+		{code: lint.CodeWatchdogTime,
+			pass: []fabric{
+				b.with(lossless(" {pfc: {watchdog: {detectionTime: 200ms, restorationTime: 1110ms}}}")),
+				b.with(lossless(" {pfc: {watchdog: {enabled: false, detectionTime: 205ms}}}")),
+			},
+			fail: []fabric{
+				b.with(lossless(" {pfc: {watchdog: {detectionTime: 205ms, restorationTime: 2s}}}")),
+				b.with(lossless(" {pfc: {watchdog: {detectionTime: 200ms, restorationTime: 1500us}}}")),
+				b.with(func(f *fabric) {
+					f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: eos}}"
+					f.lossless = " {pfc: {watchdog: {detectionTime: 205ms, restorationTime: 2s}}}"
+				}),
+			}},
+		{code: lint.CodeWatchdogDefault,
+			pass: []fabric{b.with(func(f *fabric) { f.switches, f.links, f.lossless = junosLeaf, junosLink, " {profile: pfc-only}" })},
+			fail: []fabric{b.with(func(f *fabric) {
+				f.switches, f.links, f.lossless = junosLeaf, junosLink, " {profile: pfc-only, pfc: {watchdog: {detectionTime: 200ms}}}"
+			})}},
 		{code: lint.CodeSwitchedNeedsVLAN,
 			pass: []fabric{b.with(func(f *fabric) { f.switches = eosLeaf + "\n          mode: routed" })},
 			fail: []fabric{
@@ -337,6 +358,11 @@ func TestExactMessages(t *testing.T) {
 			name: "probe field",
 			f:    base().with(func(f *fabric) { f.probe = "\n    count: 10\n    qpMin: 0x100\n    qpMax: 0xFF" }),
 			want: []string{"f.yaml:20:5: RF123 error spec.probe.qpMax: probe QP range 0x100..0xff is empty: qpMin must not exceed qpMax"},
+		},
+		{
+			name: "watchdog time the platform cannot express",
+			f:    base().with(lossless(" {pfc: {watchdog: {detectionTime: 205ms, restorationTime: 2s}}}")),
+			want: []string{"f.yaml:4:31: RF130 error spec.lossless.pfc.watchdog.detectionTime: switch leaf1: PFC watchdog detection time 205ms cannot be expressed on eos, which takes seconds with at most two decimals (a multiple of 10ms)"},
 		},
 		{
 			name: "missing address names the field",

@@ -42,6 +42,8 @@ const (
 	CodeMissingAddress    = "RF127"
 	CodePCPNeedsVLAN      = "RF128"
 	CodeSwitchedNeedsVLAN = "RF129"
+	CodeWatchdogTime      = "RF130"
+	CodeWatchdogDefault   = "RF131"
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -75,4 +77,6 @@ var Rules = []Rule{
 	{CodeMissingAddress, intent.SeverityError, "switches and hosts managed remotely have a management address"},
 	{CodePCPNeedsVLAN, intent.SeverityError, "trust pcp needs a lossless VLAN: untagged frames carry no PCP"},
 	{CodeSwitchedNeedsVLAN, intent.SeverityError, "trunk and access ports need the lossless VLAN"},
+	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express (EOS: seconds with at most two decimals)"},
+	{CodeWatchdogDefault, intent.SeverityWarning, "a PFC watchdog time the platform keeps at its own default (rocefab does not render it there)"},
 }

@@ -3,6 +3,7 @@ package perftest
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -51,7 +52,22 @@ type Report struct {
 // ErrNoResults: the output holds no result row; Problems explain why.
 var ErrNoResults = errors.New("perftest printed no results")
 
-// mibToGb converts perftest's MB/sec (MiB/s) to Gb/s: 2^20 bytes × 8 / 10^9.
+// ErrRunFailed: a work request completed with an error ("Completion with
+// error", "Failed status N"); whatever numbers were printed are not a
+// measurement.
+var ErrRunFailed = errors.New("the perftest run failed")
+
+// wcStatus names rdma-core's ibv_wc_status values, which perftest prints
+// as "Failed status N".
+var wcStatus = []string{"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+	"IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR", "IBV_WC_LOC_ACCESS_ERR",
+	"IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR", "IBV_WC_RETRY_EXC_ERR",
+	"IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR", "IBV_WC_REM_ABORT_ERR",
+	"IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR", "IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR"}
+
+// mibToGb converts perftest's MiB/s to Gb/s: 2^20 bytes × 8 / 10^9.
+// perftest labels it [MB/sec] before 24.07 and [MiB/sec] since; both are
+// 2^20 bytes per second.
 const mibToGb = 1 << 20 * 8 / 1e9
 
 // Parse reads a run's output: the text report, followed (after
@@ -239,7 +255,7 @@ func parseText(out []byte) (*parsed, error) {
 				mode = latDur
 			case strings.Contains(trim, "BW peak") || strings.Contains(trim, "BW average"):
 				mode = bw
-				rep.mib = strings.Contains(trim, "[MB/sec]")
+				rep.mib = strings.Contains(trim, "[MB/sec]") || strings.Contains(trim, "[MiB/sec]")
 			}
 			qos = strings.Contains(trim, "#sl")
 			continue
@@ -265,15 +281,18 @@ func parseText(out []byte) (*parsed, error) {
 			rep.Problems = append(rep.Problems, trim)
 			continue
 		}
-		for _, part := range strings.Split(trim, "\t") {
-			k, v, ok := strings.Cut(part, ":")
-			if !ok {
-				continue
-			}
-			rep.header(strings.TrimSpace(k), strings.TrimSpace(v))
+		for _, kv := range headerFields(trim) {
+			rep.header(kv[0], kv[1])
 		}
 	}
-	if len(rep.Latency) == 0 && len(rep.Bandwidth) == 0 {
+	results := len(rep.Latency) > 0 || len(rep.Bandwidth) > 0
+	if failed := rep.failure(); failed != "" {
+		if !results {
+			return rep, fmt.Errorf("%w (%w): %s", ErrRunFailed, ErrNoResults, failed)
+		}
+		return rep, fmt.Errorf("%w, its results are not a measurement: %s", ErrRunFailed, failed)
+	}
+	if !results {
 		if len(rep.Problems) > 0 {
 			return rep, fmt.Errorf("%w: %s", ErrNoResults, strings.Join(rep.Problems, "; "))
 		}
@@ -281,6 +300,67 @@ func parseText(out []byte) (*parsed, error) {
 	}
 	return rep, nil
 }
+
+// failure describes a failed work completion among the problem lines,
+// naming the ibv_wc_status perftest printed as a number; "" when the run
+// did not fail that way.
+func (rep *parsed) failure() string {
+	failed := false
+	for _, p := range rep.Problems {
+		if strings.Contains(p, "Completion with error") || strings.Contains(p, "Failed status") {
+			failed = true
+		}
+	}
+	if !failed {
+		return ""
+	}
+	msg := strings.Join(rep.Problems, "; ")
+	for _, p := range rep.Problems {
+		if rest, ok := strings.CutPrefix(p, "Failed status "); ok {
+			num, _, _ := strings.Cut(rest, ":")
+			if n, err := strconv.Atoi(num); err == nil && n >= 0 && n < len(wcStatus) {
+				msg += " (status " + num + " is " + wcStatus[n] + ")"
+			}
+		}
+	}
+	return msg
+}
+
+// headerFields reads the "key : value" pairs of one parameter line.
+// perftest prints two per line separated by tabs ("Dual-port : OFF\t\t
+// Device : mlx5_0"); pasted output often has the tabs turned into spaces,
+// so runs of two or more blanks separate pairs too. A key may be padded
+// with blanks before its colon ("Mtu             : 4096[B]").
+func headerFields(line string) [][2]string {
+	var out [][2]string
+	key := ""
+	for _, chunk := range fieldSplit.Split(line, -1) {
+		chunk = strings.TrimSpace(chunk)
+		switch {
+		case chunk == "":
+		case strings.HasPrefix(chunk, ":"):
+			if key != "" {
+				out = append(out, [2]string{key, strings.TrimSpace(chunk[1:])})
+				key = ""
+			}
+		default:
+			k, v, ok := strings.Cut(chunk, ":")
+			if !ok {
+				key = chunk // the value follows after the padding
+				continue
+			}
+			if v = strings.TrimSpace(v); v == "" {
+				key = strings.TrimSpace(k)
+				continue
+			}
+			out = append(out, [2]string{strings.TrimSpace(k), v})
+			key = ""
+		}
+	}
+	return out
+}
+
+var fieldSplit = regexp.MustCompile(`\t+| {2,}`)
 
 func isProblem(line string) bool {
 	for _, w := range problemWords {

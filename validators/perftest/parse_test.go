@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/validators/perftest"
 )
 
@@ -55,6 +56,53 @@ func TestParseText(t *testing.T) {
 	}
 	if math.Abs(11077.33*1048576*8/1e9-92.923) > 0.001 {
 		t.Error("MiB/s conversion sanity")
+	}
+}
+
+// TestParseMiBPerSec: perftest 24.07 and later print [MiB/sec] where
+// older releases print [MB/sec]; both are 2^20 bytes per second, so
+// 23840 MiB/s is 199.98 Gb/s, never 23840 Gb/s. Pasted output with the
+// tabs turned into spaces still names the device.
+func TestParseMiBPerSec(t *testing.T) {
+	want := perftest.Bandwidth{Bytes: 65536, Iterations: 1000, PeakGbps: 23841.86 * 1048576 * 8 / 1e9, AvgGbps: 23840.00 * 1048576 * 8 / 1e9, MsgRateMpps: 0.38144}
+	for file, device := range map[string]string{"send_bw_mib.txt": "mlx5_2", "send_bw_mib_spaces.txt": "rocep65s0f0"} {
+		got, err := perftest.ParseText(read(t, file))
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if got.Device != device || got.MTU != 4096 || got.GIDIndex != 3 || got.LinkType != "Ethernet" {
+			t.Errorf("%s: header %+v", file, got)
+		}
+		if diff := cmp.Diff([]perftest.Bandwidth{want}, got.Bandwidth, approx); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", file, diff)
+		}
+	}
+	// The JSON report of a MiB/s run is in MiB/s too: the text header's
+	// unit picks the JSON unit.
+	out := append(read(t, "send_bw_mib.txt"), []byte(perftest.JSONMarker+"\n{results: {MsgSize: 65536, n_iterations: 1000, BW_peak: 23841.86, BW_average: 23840.00, MsgRate: 0.381440}}")...)
+	got, err := perftest.Parse(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]perftest.Bandwidth{want}, got.Bandwidth, approx); diff != "" {
+		t.Errorf("JSON after a MiB/s header: (-want +got):\n%s", diff)
+	}
+}
+
+// TestFailedRunIsAnError: a work completion error (perftest issue 173 in
+// the shared corpus: "Failed status 4 ... syndrom 0x51") is an error that
+// names the status, never a report of zeros or of a partial table.
+func TestFailedRunIsAnError(t *testing.T) {
+	_, err := perftest.ParseText(read(t, "retry_exceeded.txt"))
+	if !errors.Is(err, perftest.ErrRunFailed) || !errors.Is(err, perftest.ErrNoResults) || !strings.Contains(err.Error(), "IBV_WC_RETRY_EXC_ERR") {
+		t.Errorf("retry exceeded: %v", err)
+	}
+	rep, err := perftest.ParseText(read(t, "write_bw_failed_midway.txt"))
+	if !errors.Is(err, perftest.ErrRunFailed) || errors.Is(err, perftest.ErrNoResults) || !strings.Contains(err.Error(), "not a measurement") {
+		t.Errorf("failed after a row: %v", err)
+	}
+	if rep == nil || rep.Device != "mlx5_0" {
+		t.Errorf("the report of a failed run is still returned for its problems: %+v", rep)
 	}
 }
 
@@ -135,7 +183,9 @@ func TestParseCombined(t *testing.T) {
 }
 
 func FuzzParseText(f *testing.F) {
-	for _, name := range []string{"write_bw_gbits.txt", "send_lat.txt", "send_lat_duration.txt", "connect_fail.txt"} {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "perftest")
+	for _, name := range []string{"write_bw_gbits.txt", "send_lat.txt", "send_lat_duration.txt", "connect_fail.txt", "send_bw_mib.txt", "send_bw_mib_spaces.txt", "write_bw_failed_midway.txt"} {
 		f.Add(read(f, name))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -147,6 +197,8 @@ func FuzzParseText(f *testing.F) {
 }
 
 func FuzzParseJSON(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.Seed(f, "perftest")
 	for _, name := range []string{"write_bw_legacy.json", "send_lat_legacy.json", "send_lat_standard.json", "write_bw_standard.json"} {
 		f.Add(read(f, name))
 	}

@@ -107,6 +107,11 @@ func TestIOSConfigurationSemantics(t *testing.T) {
 			[]string{"interface Ethernet1", "uc-tx-queue 3", "random-detect ecn minimum-threshold 1 mbytes maximum-threshold 2 mbytes weight 0", "random-detect ecn count",
 				"no random-detect ecn minimum-threshold 1 mbytes maximum-threshold 2 mbytes", "no random-detect ecn count"},
 			[]string{"interface Ethernet1\n   uc-tx-queue 3\n!\ninterface Ethernet2\n!\n"}, []string{"random-detect"}},
+		// EOS ports are switched until `no switchport`, which the running
+		// config prints; `switchport` makes the port switched again.
+		{"EOS stores no switchport and switchport removes it", EOS,
+			[]string{"interface Ethernet1", "no switchport", "interface Ethernet2", "no switchport", "switchport"},
+			[]string{"interface Ethernet1\n   no switchport\n!\ninterface Ethernet2\n!\n"}, []string{"interface Ethernet2\n   no switchport", "   switchport\n"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +150,8 @@ func TestIOSRejectsUnknownCommands(t *testing.T) {
 		{NXOS, "mtu 9216", "% Invalid command at '^' marker."}, // only valid inside a context
 		{EOS, "qos profil P", "% Invalid input (at token 0: 'qos')"},
 		{EOS, "service-profile P", "% Invalid input"},
+		// EOS's IP MTU tops out at 9214: 9216 is refused.
+		{EOS, "interface Ethernet1\nmtu 9216", "% Invalid input"},
 	}
 	for _, tc := range cases {
 		t.Run(string(tc.personality)+" "+tc.line, func(t *testing.T) {
@@ -152,7 +159,9 @@ func TestIOSRejectsUnknownCommands(t *testing.T) {
 			before := sim.Config()
 			c := newConsole(t, sim)
 			c.do("enable", "configure terminal")
-			if out := c.do(tc.line); !strings.Contains(out, tc.want) {
+			lines := strings.Split(tc.line, "\n")
+			c.do(lines[:len(lines)-1]...)
+			if out := c.do(lines[len(lines)-1]); !strings.Contains(out, tc.want) {
 				t.Fatalf("output %q lacks %q", out, tc.want)
 			}
 			if sim.Config() != before {

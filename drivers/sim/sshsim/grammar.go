@@ -2,6 +2,7 @@ package sshsim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -18,6 +19,11 @@ type cmdSpec struct {
 	// stored allowed list (add, remove, except, all, none, or a new list),
 	// see editAllowedVLANs.
 	vlanList bool
+	// defaultOn marks a setting that is on until negated (EOS
+	// `switchport`): `no X` is stored and printed, `X` removes that line.
+	defaultOn bool
+	// valid checks a single-valued line's argument; nil accepts any.
+	valid func(arg string) bool
 }
 
 // grammar is a CLI's configuration language as data: accepted command
@@ -65,6 +71,14 @@ func numberedSingle(format string, n int) []cmdSpec {
 		out = append(out, cmdSpec{prefix: fmt.Sprintf(format, i), single: true})
 	}
 	return out
+}
+
+// intRange accepts a decimal integer lo..hi.
+func intRange(lo, hi int) func(string) bool {
+	return func(arg string) bool {
+		n, err := strconv.Atoi(arg)
+		return err == nil && n >= lo && n <= hi
+	}
 }
 
 func enter(prefix, mode string) cmdSpec { return cmdSpec{prefix: prefix, enter: mode} }
@@ -185,12 +199,19 @@ var eosGrammar = grammar{
 			enter("mc-tx-queue ", "txq"),
 			allowedVLANs,
 		},
-		single("description ", "mtu ", "switchport mode ",
+		// EOS takes an IP MTU of 68..9214 (9216 is refused; Arista EOS
+		// manual, and AVD issue #3619 confirming 9214 as the maximum).
+		[]cmdSpec{{prefix: "mtu ", single: true, valid: intRange(68, 9214)}},
+		// Ports are switched until `no switchport` (EOS manual; AVD's
+		// ethernet-interfaces template renders `no switchport` for routed
+		// ports), which the running config then prints.
+		[]cmdSpec{{prefix: "switchport", defaultOn: true}},
+		single("description ", "switchport mode ",
 			"switchport trunk native vlan ", "switchport access vlan ", "service-profile ",
 			"qos trust ", "speed ", "channel-group ", "ip address ", "ipv6 address ", "load-interval ",
 			"flowcontrol receive ", "flowcontrol send ", "dcbx mode ", "service-policy type qos input ",
 			"priority-flow-control mode "),
-		leaf("switchport", "shutdown", "priority-flow-control on", "priority-flow-control priority ",
+		leaf("shutdown", "priority-flow-control on", "priority-flow-control priority ",
 			"priority-flow-control pause watchdog", "priority-flow-control ", "lldp ", "ip ", "ipv6 ",
 			"spanning-tree ", "storm-control ", "error-correction ", "qos "),
 	),

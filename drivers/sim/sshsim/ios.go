@@ -75,7 +75,16 @@ func applyConfigLine(g grammar, root *node, ctx *iosContext, raw string, sameLin
 			depth = 0
 		}
 		ctx.truncate(depth)
+		if spec.valid != nil && !isNeg && !spec.valid(strings.TrimSpace(strings.TrimPrefix(line, spec.prefix))) {
+			return invalid
+		}
 		switch {
+		case spec.defaultOn && isNeg:
+			if parent.find(line) == nil {
+				appendLeaf(root, parent, line, rank)
+			}
+		case spec.defaultOn:
+			parent.remove(func(l string) bool { return l == "no "+line })
 		case spec.vlanList:
 			if !editAllowedVLANs(parent, line, isNeg) {
 				return invalid

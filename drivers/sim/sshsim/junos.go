@@ -3,6 +3,7 @@ package sshsim
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -208,6 +209,9 @@ func (d *junosDevice) execConfig(s *session, line string) string {
 		if msg := d.sim.faults.CommitError; msg != "" {
 			return "error: " + msg + "\nerror: configuration check-out failed"
 		}
+		if msg := junosCommitCheck(d.candidate(s)); msg != "" {
+			return "error: " + msg + "\nerror: configuration check-out failed"
+		}
 		return "configuration check succeeds"
 	case line == "commit" || line == "commit and-quit":
 		out, ok := d.commitFrom(s, 0)
@@ -286,6 +290,9 @@ func (d *junosDevice) commitFrom(s *session, minutes int) (string, bool) {
 	if s.junosMode == "private" {
 		// Merge the private changes onto the configuration committed since.
 		next = mergeStatements(d.committed, s.junosBase, s.junosCandidate)
+	}
+	if msg := junosCommitCheck(next); msg != "" {
+		return "error: " + msg + "\nerror: configuration check-out failed", false
 	}
 	wasPending := d.confirmStop != nil
 	if wasPending {
@@ -581,4 +588,61 @@ func junosCheck(w []string) int {
 		}
 	}
 	return -1
+}
+
+// junosDefaultClasses are the QFX forwarding classes Junos keeps unless a
+// statement redefines them: queue and whether the class is lossless.
+var junosDefaultClasses = map[string]struct {
+	queue    string
+	lossless bool
+}{
+	"best-effort": {"0", false}, "fcoe": {"3", true}, "no-loss": {"4", true}, "network-control": {"7", false},
+}
+
+// junosCommitCheck is what the commit's check-out refuses: forwarding
+// classes that share an output queue with different packet drop
+// attributes (Juniper, QFX CoS forwarding classes: the classes mapped to
+// one queue are all lossless or all lossy), counting Junos's default
+// lossless fcoe (queue 3) and no-loss (queue 4) classes.
+func junosCommitCheck(stmts []string) string {
+	type class struct {
+		queue    string
+		lossless bool
+	}
+	classes := map[string]class{}
+	for name, c := range junosDefaultClasses {
+		classes[name] = class{c.queue, c.lossless}
+	}
+	for _, st := range stmts {
+		rest, ok := strings.CutPrefix(st, "class-of-service forwarding-classes class ")
+		if !ok {
+			continue
+		}
+		name, tail, _ := strings.Cut(rest, " ")
+		q, ok := strings.CutPrefix(tail, "queue-num ")
+		if !ok {
+			continue
+		}
+		q, loss := strings.CutSuffix(q, " no-loss")
+		classes[name] = class{q, loss}
+	}
+	byQueue := map[string][]string{}
+	for name, c := range classes {
+		byQueue[c.queue] = append(byQueue[c.queue], name)
+	}
+	queues := make([]string, 0, len(byQueue))
+	for q := range byQueue {
+		queues = append(queues, q)
+	}
+	sort.Strings(queues)
+	for _, q := range queues {
+		names := byQueue[q]
+		sort.Strings(names)
+		for _, n := range names[1:] {
+			if classes[n].lossless != classes[names[0]].lossless {
+				return fmt.Sprintf("class-of-service forwarding-classes: forwarding classes %s and %s share queue %s with different packet drop attributes", names[0], n, q)
+			}
+		}
+	}
+	return ""
 }

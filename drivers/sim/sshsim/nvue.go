@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -181,6 +182,9 @@ func (d *nvueDevice) apply(args []string) string {
 	if msg := d.sim.faults.CommitError; msg != "" {
 		return "Error: Invalid config [rev_id: " + strconv.Itoa(d.rev+1) + "]\n  " + msg
 	}
+	if msg := nvueValidate(d.staged); msg != "" {
+		return "Error: Invalid config [rev_id: " + strconv.Itoa(d.rev+1) + "]\n  " + msg
+	}
 	d.previous = d.applied
 	d.applied, d.staged = d.staged, nil
 	d.rev++
@@ -283,7 +287,7 @@ var (
 	nvueRoots     = []string{"acl", "bridge", "evpn", "interface", "mlag", "nve", "qos", "router", "service", "system", "vrf"}
 	nvueQoS       = []string{"advance-buffer-config", "congestion-control", "egress-queue-mapping", "egress-scheduler", "link-pause", "mapping", "pfc", "remark", "roce", "traffic-pool"}
 	nvueIfKids    = []string{"bond", "bridge", "description", "evpn", "ip", "link", "lldp", "ptp", "qos", "router", "type"}
-	nvueIfName    = regexp.MustCompile(`^(swp\d+(s\d+)?(-\d+)?(,swp\d+(s\d+)?(-\d+)?)*|eth\d+|bond[A-Za-z0-9_-]*|lo|vlan\d+|br_default|peerlink[A-Za-z0-9_.-]*)$`)
+	nvueIfName    = regexp.MustCompile(`^(swp\d+(s\d+)?(-\d+)?(,(swp)?\d+(s\d+)?(-\d+)?)*|eth\d+|bond[A-Za-z0-9_-]*|lo|vlan\d+|br_default|peerlink[A-Za-z0-9_.-]*)$`)
 	nvueLeafValue = regexp.MustCompile(`^[A-Za-z0-9_.:/,@+-]+$`)
 )
 
@@ -417,7 +421,13 @@ func nvueExpandFrom(words []string, start int) [][]string {
 
 var swpRange = regexp.MustCompile(`^swp(\d+)-(\d+)$`)
 
+// expandSwpRange expands one part of an interface range; NVIDIA's port
+// ranges carry the prefix once ("swp1-4,6,10-12"), so a bare number or
+// range after the first part is a swp port too.
 func expandSwpRange(s string) []string {
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		s = "swp" + s
+	}
 	m := swpRange.FindStringSubmatch(s)
 	if m == nil {
 		return []string{s}
@@ -518,4 +528,34 @@ func nvueUnset(tree map[string]any, w []string) {
 		}
 		delete(chain[i-1], w[i-1])
 	}
+}
+
+// nvueValidate is what `nv config apply` refuses in the configuration as
+// a whole: NVIDIA's QoS guide says the bw-percent values of an egress
+// scheduler profile's traffic classes add up to at most 100.
+func nvueValidate(tree map[string]any) string {
+	qos, _ := tree["qos"].(map[string]any)
+	scheds, _ := qos["egress-scheduler"].(map[string]any)
+	names := make([]string, 0, len(scheds))
+	for name := range scheds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		prof, _ := scheds[name].(map[string]any)
+		tcs, _ := prof["traffic-class"].(map[string]any)
+		total := 0
+		for _, tc := range tcs {
+			if m, ok := tc.(map[string]any); ok {
+				if v, ok := m["bw-percent"].(json.Number); ok {
+					n, _ := strconv.Atoi(v.String())
+					total += n
+				}
+			}
+		}
+		if total > 100 {
+			return fmt.Sprintf("qos egress-scheduler %s: the bw-percent of its traffic classes add up to %d, more than 100", name, total)
+		}
+	}
+	return ""
 }

@@ -76,6 +76,27 @@ func TestJunos(t *testing.T) {
 			t.Fatal("show system commit still reports a pending rollback")
 		}
 	})
+	// Juniper (QFX CoS forwarding classes): classes that share an output
+	// queue share its packet drop attribute, and the default lossless fcoe
+	// class holds queue 3, so a lossy class on queue 3 fails the commit.
+	t.Run("one drop attribute per queue", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Junos, Ports: 2})
+		before := sim.Config()
+		c := newConsole(t, sim)
+		c.do("configure", "set class-of-service forwarding-classes class RDMA queue-num 3")
+		for _, cmd := range []string{"commit check", "commit"} {
+			if out := c.do(cmd); !strings.Contains(out, "RDMA and fcoe share queue 3") || !strings.Contains(out, "check-out failed") {
+				t.Fatalf("%s of a lossy class on queue 3: %q", cmd, out)
+			}
+		}
+		if sim.Config() != before {
+			t.Fatal("a refused commit changed the configuration")
+		}
+		c.do("set class-of-service forwarding-classes class RDMA queue-num 3 no-loss")
+		if out := c.do("commit"); !strings.HasSuffix(out, "commit complete") {
+			t.Fatalf("a lossless class beside fcoe: %q", out)
+		}
+	})
 	t.Run("exclusive lock", func(t *testing.T) {
 		sim := startSim(t, Options{Personality: Junos, Ports: 2})
 		a, b := newConsole(t, sim), newConsole(t, sim)
@@ -182,6 +203,42 @@ func TestNVUE(t *testing.T) {
 		}
 		if out := c.do("nv config apply --confirm-yes"); !strings.Contains(out, "Error:") {
 			t.Errorf("confirming nothing: %q", out)
+		}
+	})
+	// NVIDIA's QoS guide: the bw-percent values of an egress scheduler add
+	// up to at most 100; apply refuses more and keeps the configuration.
+	t.Run("bw-percent adds up to at most 100", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 2})
+		before := sim.Config()
+		c := newConsole(t, sim)
+		c.do("nv set qos egress-scheduler default-global traffic-class 0,3 mode dwrr",
+			"nv set qos egress-scheduler default-global traffic-class 0 bw-percent 60",
+			"nv set qos egress-scheduler default-global traffic-class 3 bw-percent 50")
+		if out := c.do("nv config apply -y"); !strings.Contains(out, "Error: Invalid config") || !strings.Contains(out, "add up to 110") {
+			t.Fatalf("apply of 110 %%: %q", out)
+		}
+		if sim.Config() != before {
+			t.Fatal("a refused apply changed the configuration")
+		}
+		c.do("nv set qos egress-scheduler default-global traffic-class 0 bw-percent 50")
+		if out := c.do("nv config apply -y"); !strings.HasPrefix(out, "applied") {
+			t.Fatalf("apply of 100 %%: %q", out)
+		}
+	})
+	// NVIDIA's port ranges carry the prefix once: swp1-2,32 is swp1, swp2
+	// and swp32.
+	t.Run("port ranges", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 32})
+		c := newConsole(t, sim)
+		c.do("nv set interface swp1-2,32 link mtu 9000", "nv config apply -y")
+		show := c.do("nv config show -o json")
+		for _, port := range []string{"swp1", "swp2", "swp32"} {
+			if !strings.Contains(show, `"`+port+`": {`) {
+				t.Errorf("%s not configured:\n%s", port, show)
+			}
+		}
+		if strings.Contains(show, `"32": {`) {
+			t.Errorf("a bare 32 became an interface:\n%s", show)
 		}
 	})
 	t.Run("apply --confirm rolls back unless confirmed", func(t *testing.T) {

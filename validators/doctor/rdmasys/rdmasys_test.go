@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/doctor/sysfstest"
 )
@@ -175,6 +176,8 @@ func TestGIDListingCommandRejectsShellCharacters(t *testing.T) {
 }
 
 func FuzzParseGIDListing(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.SeedWith(f, func(b []byte) { f.Add(string(b)) }, "rdmasys")
 	f.Add("device:mlx5_0\ngids/3:0000:0000:0000:0000:0000:ffff:0a00:010b\ngid_attrs/types/3:RoCE v2\n")
 	f.Add("device:\n")
 	f.Add("gids/x:::\n")
@@ -201,6 +204,8 @@ var sysfsGID = regexp.MustCompile(`^[0-9a-f]{4}(:[0-9a-f]{4}){7}$`)
 // kernel's form re-formats to the same text, and any accepted text form
 // parses back to the same GID from its printed forms.
 func FuzzParseGID(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.SeedWith(f, func(b []byte) { f.Add(string(b)) }, "rdmasys")
 	// Seeds in testdata/fuzz/FuzzParseGID: sysfs GIDs (RoCE v2 IPv4-mapped,
 	// link-local, global IPv6, unused zero entry) and other text forms.
 	f.Fuzz(func(t *testing.T, s string) {
@@ -228,6 +233,8 @@ func FuzzParseGID(f *testing.F) {
 // FuzzParseGTs: an accepted link speed is a positive, finite number that
 // reads back the same from its shortest text; anything else is (0, false).
 func FuzzParseGTs(f *testing.F) {
+	// Real device output from the shared corpus, read at fuzz time.
+	corpus.SeedWith(f, func(b []byte) { f.Add(string(b)) }, "rdmasys")
 	// Seeds in testdata/fuzz/FuzzParseGTs: current_link_speed as PCIe Gen1
 	// to Gen6 kernels write it, "Unknown", and malformed speeds.
 	f.Fuzz(func(t *testing.T, s string) {

@@ -1,0 +1,100 @@
+package all
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/compliance"
+)
+
+// sourceVariants change a switch so every statement form a renderer has
+// gets rendered somewhere.
+var sourceVariants = map[string]func(sw *intent.Switch){
+	"as is":        func(*intent.Switch) {},
+	"pfc-only":     func(sw *intent.Switch) { sw.Policy.Profile = intent.ProfilePFCOnly },
+	"ecn-only":     func(sw *intent.Switch) { sw.Policy.Profile = intent.ProfileECNOnly },
+	"trust pcp":    func(sw *intent.Switch) { sw.Policy.Trust = "pcp" },
+	"two lossless": func(sw *intent.Switch) { sw.Policy.PFCPriorities = []int{3, 4} },
+	"watchdog timers": func(sw *intent.Switch) {
+		sw.Policy.Watchdog = intent.Watchdog{Enabled: true, Detection: 200 * time.Millisecond, Restoration: 2 * time.Second, Action: "drop"}
+	},
+	"buffer knobs": func(sw *intent.Switch) {
+		sw.Policy.CableLength, sw.Policy.Headroom, sw.Policy.Xoff, sw.Policy.Xon = 10, 40000, 20000, 3000
+	},
+	"port modes": func(sw *intent.Switch) {
+		sw.Ports = slices.Clone(sw.Ports)
+		modes := []string{"trunk", "access", "routed"}
+		for i := range sw.Ports {
+			sw.Ports[i].Mode = modes[i%3]
+		}
+		if len(sw.Ports) > 4 {
+			lag := map[string]string{"eos": "Port-Channel7", "nxos": "port-channel7", "junos": "ae7", "cumulus": "bond7"}[sw.Platform]
+			sw.Ports[3].LAG, sw.Ports[4].LAG = lag, lag
+			sw.Ports[4].Mode = sw.Ports[3].Mode
+		}
+	},
+}
+
+// TestEveryStatementCitesItsSource renders every scenario switch of a
+// platform with a source table (Attributes.Sources) in every variant, and
+// fails on a statement no form of the table cites: each statement a
+// renderer emits names its vendor source beside the renderer.
+func TestEveryStatementCitesItsSource(t *testing.T) {
+	reg := Renderers()
+	cited := 0
+	forEachSwitch(t, reg, func(t *testing.T, c renderCase) {
+		sources := c.entry.Attrs.Sources
+		if sources == nil {
+			t.Skipf("platform %s has no source table yet", c.entry.Name)
+		}
+		for name, variant := range sourceVariants {
+			sw := *c.sw
+			sw.Policy.RoCEDSCP = slices.Clone(sw.Policy.RoCEDSCP)
+			sw.Policy.PFCPriorities = slices.Clone(sw.Policy.PFCPriorities)
+			variant(&sw)
+			cfg, err := reg.Render(&sw)
+			if err != nil {
+				t.Errorf("%s: render: %v", name, err)
+				continue
+			}
+			for _, stmt := range statements(c.entry, cfg) {
+				if renderers.Cite(sources, stmt) == "" {
+					t.Errorf("%s: %q cites no vendor source (add it to renderers/%s/sources.go)", name, stmt, c.entry.Name)
+				}
+				cited++
+			}
+		}
+	})
+	if cited == 0 {
+		t.Fatal("no statement was checked")
+	}
+}
+
+// statements lists what a config sends to a device from scratch: each CLI
+// line (without its parents), or each statement without its verb.
+func statements(e *renderers.Entry, cfg *devcfg.Config) []string {
+	var out []string
+	syn := e.Attrs.Platform.Syntax
+	switch cfg.Shape {
+	case devcfg.ShapeTree:
+		var walk func([]*devcfg.Node)
+		walk = func(ns []*devcfg.Node) {
+			for _, n := range ns {
+				out = append(out, n.Line)
+				walk(n.Children)
+			}
+		}
+		walk(cfg.Tree.Nodes)
+	default:
+		empty := &devcfg.Config{Shape: cfg.Shape, Paths: devcfg.Paths{}}
+		for _, l := range devcfg.BuildPatch(compliance.Diff(cfg, empty, syn, nil), syn).Lines {
+			out = append(out, strings.TrimPrefix(l, syn.Set))
+		}
+	}
+	return out
+}
