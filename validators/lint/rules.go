@@ -42,6 +42,7 @@ const (
 	CodeMissingAddress    = "RF127"
 	CodePCPNeedsVLAN      = "RF128"
 	CodeSwitchedNeedsVLAN = "RF129"
+	CodeLinkAddress       = "RF130"
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -75,4 +76,5 @@ var Rules = []Rule{
 	{CodeMissingAddress, intent.SeverityError, "switches and hosts managed remotely have a management address"},
 	{CodePCPNeedsVLAN, intent.SeverityError, "trust pcp needs a lossless VLAN: untagged frames carry no PCP"},
 	{CodeSwitchedNeedsVLAN, intent.SeverityError, "trunk and access ports need the lossless VLAN"},
+	{CodeLinkAddress, intent.SeverityError, "a link address is an IP address of a switch end, used once"},
 }
