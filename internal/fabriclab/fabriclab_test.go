@@ -75,8 +75,8 @@ func TestExampleAgreesWithItsIntent(t *testing.T) {
 				}
 				continue
 			}
-			if l.HostEnd == nil && end.addr == "" {
-				t.Errorf("fabric link %s: the intent gives %s no address", key, end.ep)
+			if end.addr == "" {
+				t.Errorf("link %s: the intent gives %s no address", key, end.ep)
 			}
 			if end.addr != "" && addrs[end.ep.String()] != end.addr {
 				t.Errorf("%s: intent address %s, topology %q", end.ep, end.addr, addrs[end.ep.String()])
