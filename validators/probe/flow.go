@@ -41,8 +41,11 @@ type FlowSpec struct {
 	Trace   bool `json:"trace"`
 	Measure bool `json:"measure"`
 	// HopLoss is how many TTL-limited probes to send to each router hop
-	// when the data phase lost packets (0: never).
+	// when the data phase lost packets (0: never). A flow that neither
+	// traces nor measures sends them to TTLs 1..Hops, for a path learned
+	// earlier.
 	HopLoss int `json:"hopLoss,omitempty"`
+	Hops    int `json:"hops,omitempty"`
 }
 
 // FlowRun is a batch of flows from this host.
@@ -344,6 +347,16 @@ func (f *flow) do(ctx context.Context) {
 	f.s = s
 	defer func() { f.res.Packets = int(s.n) }()
 
+	if !f.spec.Trace && !f.spec.Measure {
+		if f.spec.HopLoss > 0 && f.spec.Hops > 0 && f.icmp != nil {
+			ttls := make([]int, f.spec.Hops)
+			for i := range ttls {
+				ttls[i] = i + 1
+			}
+			f.hopLoss(ctx, ttls)
+		}
+		return
+	}
 	// A stats Begin resets the responder's state for this QP, so the
 	// trace's probes are acknowledged with their own PSNs.
 	per := min(250*time.Millisecond, pol.ConnectTimeout)
@@ -387,7 +400,11 @@ func (f *flow) do(ctx context.Context) {
 		f.mtu(ctx, st)
 	}
 	if f.spec.HopLoss > 0 && f.icmp != nil && m.StatsExchanged && m.Received < m.Sent && f.res.Trace != nil && ctx.Err() == nil {
-		f.hopLoss(ctx)
+		var ttls []int
+		for _, h := range f.res.Trace.Hops {
+			ttls = append(ttls, h.TTL)
+		}
+		f.hopLoss(ctx, ttls)
 	}
 }
 
@@ -546,19 +563,19 @@ func (f *flow) mtu(ctx context.Context, before responderStats) {
 	f.res.MTU = &FlowMTU{Size: int(recs[0].ipSize), Sent: len(pkts), Received: int(after.Received - before.Received)}
 }
 
-// hopLoss sends HopLoss probes at each router TTL of the trace and counts
-// the answers: loss that starts at hop t shows from t on.
-func (f *flow) hopLoss(ctx context.Context) {
+// hopLoss sends HopLoss probes at each TTL and counts the answers: loss
+// that starts at hop t shows from t on.
+func (f *flow) hopLoss(ctx context.Context, ttls []int) {
 	s := f.s
 	defer func() { _ = transport.SetTTL(f.conn, -1) }()
-	for _, h := range f.res.Trace.Hops {
+	for _, ttl := range ttls {
 		if ctx.Err() != nil {
 			return
 		}
-		if err := transport.SetTTL(f.conn, h.TTL); err != nil {
+		if err := transport.SetTTL(f.conn, ttl); err != nil {
 			return
 		}
-		hl := HopLoss{TTL: h.TTL, Sent: f.spec.HopLoss}
+		hl := HopLoss{TTL: ttl, Sent: f.spec.HopLoss}
 		want := map[uint32]bool{}
 		interval := time.Duration(0)
 		batch := transport.MaxBatch
