@@ -232,21 +232,47 @@ type analysis struct {
 	through [][]int
 	// certain[o] lists the elements observation o certainly crosses.
 	certain [][]int
+	// views and order are each flow's verdict, made once.
+	views map[string]*flowView
+	order []string
 }
 
 func newAnalysis(c Class, obs []*Observation) *analysis {
 	a := &analysis{class: c, obs: obs, ids: map[Element]int{}, certain: make([][]int, len(obs))}
+	// Only elements some bad observation crosses can be named: index
+	// those, from the bad observations, then count every observation
+	// through them.
+	for _, o := range obs {
+		if !o.Bad {
+			continue
+		}
+		for _, seg := range o.Path {
+			if len(seg) == 1 {
+				if _, ok := a.ids[seg[0]]; !ok {
+					a.ids[seg[0]] = len(a.elems)
+					a.elems = append(a.elems, seg[0])
+				}
+			}
+		}
+	}
+	a.through = make([][]int, len(a.elems))
+	// Observations of one flow usually share their segments: look those
+	// up by address before hashing the element's names.
+	byAddr := map[*Element]int{}
 	for i, o := range obs {
 		for _, seg := range o.Path {
 			if len(seg) != 1 {
 				continue
 			}
-			id, ok := a.ids[seg[0]]
+			id, ok := byAddr[&seg[0]]
 			if !ok {
-				id = len(a.elems)
-				a.ids[seg[0]] = id
-				a.elems = append(a.elems, seg[0])
-				a.through = append(a.through, nil)
+				if id, ok = a.ids[seg[0]]; !ok {
+					id = -1
+				}
+				byAddr[&seg[0]] = id
+			}
+			if id < 0 {
+				continue
 			}
 			if !slices.Contains(a.certain[i], id) {
 				a.certain[i] = append(a.certain[i], id)
@@ -258,7 +284,6 @@ func newAnalysis(c Class, obs []*Observation) *analysis {
 }
 
 func localizeClass(c Class, obs []*Observation, opt Options) []Finding {
-	a := newAnalysis(c, obs)
 	uncovered := map[int]bool{}
 	for i, o := range obs {
 		if o.Bad {
@@ -268,6 +293,7 @@ func localizeClass(c Class, obs []*Observation, opt Options) []Finding {
 	if len(uncovered) == 0 {
 		return nil
 	}
+	a := newAnalysis(c, obs)
 	bad := func(id int) (n int) {
 		for _, o := range a.through[id] {
 			if a.obs[o].Bad {
@@ -454,9 +480,12 @@ type flowView struct {
 	obs      []int
 }
 
-func (a *analysis) flowViews() (map[string]*flowView, []string) {
-	views := map[string]*flowView{}
-	var order []string
+func (a *analysis) flowViews() (views map[string]*flowView, order []string) {
+	if a.views != nil {
+		return a.views, a.order
+	}
+	defer func() { a.views, a.order = views, order }()
+	views = map[string]*flowView{}
 	for i, o := range a.obs {
 		v := views[o.Flow]
 		if v == nil {

@@ -51,21 +51,21 @@ func deviceSeg(s path.Step) localize.Segment {
 	return seg
 }
 
-// prefix is the path up to the link into step n; with device, through
-// step n's device too.
-func prefix(p path.Path, n int, device bool) []localize.Segment {
-	segs := []localize.Segment{{localize.Device(p.SrcHost)}}
-	for i := 0; i <= n && i < len(p.Steps); i++ {
-		s := p.Steps[i]
+// segments is the whole path as segments, and where each step's link
+// ends in it: the path up to the link into step i is segs[:ends[i]]. The
+// prefixes share the segments, which keeps a fabric's observations small.
+func segments(p path.Path) (segs []localize.Segment, ends []int) {
+	segs = make([]localize.Segment, 0, 1+3*len(p.Steps))
+	segs = append(segs, localize.Segment{localize.Device(p.SrcHost)})
+	for _, s := range p.Steps {
 		if s.Gap {
 			segs = append(segs, nil) // some hops were never traced
 		}
 		segs = append(segs, linkSeg(s.In))
-		if i < n || device {
-			segs = append(segs, deviceSeg(s))
-		}
+		ends = append(ends, len(segs))
+		segs = append(segs, deviceSeg(s))
 	}
-	return segs
+	return segs, ends
 }
 
 // returnSegs is how a reply from step n's device travels back to the
@@ -106,7 +106,8 @@ func Observations(topo *path.Topology, r probe.FlowResult, p path.Path, pol prob
 	if len(p.Steps) == 0 {
 		return nil
 	}
-	e2e := prefix(p, len(p.Steps)-1, true)
+	e2e, ends := segments(p)
+	out = make([]localize.Observation, 0, 5+5*len(p.Steps))
 	dst := p.Steps[len(p.Steps)-1]
 	add := func(o localize.Observation) {
 		o.Flow = name
@@ -144,7 +145,7 @@ func Observations(topo *path.Topology, r probe.FlowResult, p path.Path, pol prob
 			continue
 		}
 		s := p.Steps[i]
-		pre := prefix(p, i, false)
+		pre := e2e[:ends[i]:ends[i]]
 		where := at(s)
 		d := int(h.DSCP)
 		add(localize.Observation{Class: localize.DSCP, Hop: h.TTL, At: where, Bad: h.DSCP != pol.RoCEDSCP, Affected: b2i(h.DSCP != pol.RoCEDSCP),
@@ -172,7 +173,7 @@ func Observations(topo *path.Topology, r probe.FlowResult, p path.Path, pol prob
 		if s.Device == "" {
 			continue
 		}
-		segs := append(prefix(p, i, false), returnSegs(topo, p, i)...)
+		segs := slices.Concat(e2e[:ends[i]], returnSegs(topo, p, i))
 		lost := hl.Sent - hl.Answered
 		add(localize.Observation{Class: localize.Loss, Hop: hl.TTL, At: at(s), Bad: lost > 0, Affected: lost, Total: hl.Sent, Path: segs})
 	}

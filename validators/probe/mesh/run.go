@@ -113,7 +113,7 @@ func RunMesh(ctx context.Context, r *intent.Resolved, runner FlowRunner, opt Opt
 	results := runPlanned(ctx, r, runner, pl, opt.HopTimeout)
 	drill(ctx, r, runner, pl.Config, results, opt.HopTimeout)
 
-	var obs []localize.Observation
+	var obs [][]localize.Observation
 	for _, f := range pl.Flows {
 		res, ok := results[f.ID]
 		if !ok {
@@ -149,13 +149,13 @@ func RunMesh(ctx context.Context, r *intent.Resolved, runner FlowRunner, opt Opt
 				fr.Symptoms = append(fr.Symptoms, string(x.Class))
 			}
 		}
-		obs = append(obs, o...)
+		obs = append(obs, o)
 		if _, had := planned[f.ID]; !had && res.Trace != nil {
 			fr.NewPath = true
 		}
 		rep.Flows = append(rep.Flows, fr)
 	}
-	rep.Localization = localize.Localize(obs, opt.Localize)
+	rep.Localization = localize.Localize(slices.Concat(obs...), opt.Localize)
 	rep.finish()
 	return rep, ctx.Err()
 }
