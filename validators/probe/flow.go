@@ -397,7 +397,7 @@ func (f *flow) do(ctx context.Context) {
 	}
 	s.fill(m, st, statsErr)
 	if statsErr == nil && ctx.Err() == nil {
-		f.mtu(ctx, st)
+		f.mtu(ctx, st, true)
 	}
 	if f.spec.HopLoss > 0 && f.icmp != nil && m.StatsExchanged && m.Received < m.Sent && f.res.Trace != nil && ctx.Err() == nil {
 		var ttls []int
@@ -450,9 +450,12 @@ func (f *flow) quotedPSN(e transport.ICMPError) (uint32, bool) {
 }
 
 // trace sends a small probe and bigPerHop packets of the host MTU at each
-// TTL, one TTL at a time, until the destination answers.
+// TTL, one TTL at a time, until the destination answers. A hop that stays
+// silent is asked once more, and so are big packets none of which got an
+// answer, so one lost packet or reply is not taken for a silent router or
+// an MTU black hole.
 func (f *flow) trace(ctx context.Context) {
-	s, tr := f.s, &FlowTrace{}
+	tr := &FlowTrace{}
 	f.res.Trace = tr
 	defer func() {
 		if err := transport.SetTTL(f.conn, -1); err != nil && f.res.Error == "" {
@@ -466,73 +469,19 @@ func (f *flow) trace(ctx context.Context) {
 			f.res.Trace = nil
 			return
 		}
-		small, srec := f.probePackets(1, 0)
-		big, brec := f.probePackets(bigPerHop, f.pol.HostMTU)
-		pkts, recs := append(small, big...), append(srec, brec...)
-		s.transmit(pkts, recs)
-		smallPSN := pkts[0].BTH.PSN
-		bigPSN := map[uint32]bool{}
-		for _, p := range pkts[1:] {
-			bigPSN[p.BTH.PSN] = true
+		hop := TraceHop{TTL: ttl}
+		reached, answered := f.probeTTL(ctx, &hop, tr, true)
+		if !reached && !answered {
+			reached, answered = f.probeTTL(ctx, &hop, tr, true)
 		}
-		hop := TraceHop{TTL: ttl, BigSent: bigPerHop}
-		bigDone := map[uint32]bool{}
-		reached, smallDone := false, false
-		deadline := time.Now().Add(f.run.HopTimeout)
-		var extra time.Time // once the small probe answered, a little longer for the big ones
-		for {
-			if !reached && s.acked(smallPSN) {
-				reached, smallDone = true, true
-			}
-			for psn := range bigPSN {
-				if !bigDone[psn] && s.acked(psn) {
-					bigDone[psn] = true
-					tr.BigReached++
-				}
-			}
-			if smallDone && len(bigDone) == len(bigPSN) {
-				break
-			}
-			if smallDone && extra.IsZero() {
-				extra = time.Now().Add(max(20*time.Millisecond, f.run.HopTimeout/10))
-			}
-			wait := time.Until(deadline)
-			if !extra.IsZero() {
-				wait = min(wait, time.Until(extra))
-			}
-			if wait <= 0 {
-				break
-			}
-			t := time.NewTimer(wait)
-			select {
-			case e := <-f.icmp:
-				psn, hasPSN := f.quotedPSN(e)
-				isSmall := (hasPSN && psn == smallPSN) || (!hasPSN && e.Quote.Length < f.pol.HostMTU)
-				isBig := (hasPSN && bigPSN[psn]) || (!hasPSN && e.Quote.Length >= f.pol.HostMTU)
-				switch {
-				case e.TimeExceeded() && isSmall && !smallDone:
-					hop.From = e.From
-					dscp, ecn := transport.SplitTOS(e.Quote.TOS)
-					hop.DSCP, hop.ECN = dscp, ECN(ecn)
-					smallDone = true
-				case e.TimeExceeded() && isBig && (!hasPSN || !bigDone[psn]):
-					hop.BigReached++
-					bigDone[psn] = true
-				case e.TooBig() && isBig && (!hasPSN || !bigDone[psn]):
-					hop.TooBigFrom, hop.TooBigMTU = e.From, e.MTU
-					bigDone[psn] = true
-				case e.Unreachable() && e.From == f.res.Dst && isSmall:
-					reached, smallDone = true, true
-					tr.NoResponder = e.PortUnreachable()
-				}
-			case <-s.signal:
-			case <-t.C:
-			case <-ctx.Done():
-			}
-			t.Stop()
+		if answered && !reached && hop.BigReached == 0 && !hop.TooBigFrom.IsValid() {
+			f.probeTTL(ctx, &hop, tr, false)
 		}
 		if reached {
-			tr.Reached, tr.BigSent = true, bigPerHop
+			tr.Reached = true
+			if tr.BigReached == 0 && tr.BigSent > 0 {
+				f.probeTTL(ctx, &hop, tr, false)
+			}
 			break
 		}
 		tr.Hops = append(tr.Hops, hop)
@@ -542,12 +491,97 @@ func (f *flow) trace(ctx context.Context) {
 			break // three silent hops in a row: give up rather than walk to MaxHops
 		}
 	}
-	s.giveUp()
+	f.s.giveUp()
+}
+
+// probeTTL sends bigPerHop packets of the host MTU, and a small probe
+// if small, at the socket's TTL, and books what answers within the hop
+// timeout into hop (or, when the destination answers, into tr). It
+// reports whether the destination answered and whether the hop did.
+func (f *flow) probeTTL(ctx context.Context, hop *TraceHop, tr *FlowTrace, small bool) (reached, answered bool) {
+	s := f.s
+	var pkts []wire.Packet
+	var recs []sendRec
+	if small {
+		pkts, recs = f.probePackets(1, 0)
+	}
+	big, brec := f.probePackets(bigPerHop, f.pol.HostMTU)
+	pkts, recs = append(pkts, big...), append(recs, brec...)
+	s.transmit(pkts, recs)
+	smallPSN, bigPSN := uint32(0), map[uint32]bool{}
+	for i, p := range pkts {
+		if small && i == 0 {
+			smallPSN = p.BTH.PSN
+		} else {
+			bigPSN[p.BTH.PSN] = true
+		}
+	}
+	hop.BigSent += len(bigPSN)
+	tr.BigSent += len(bigPSN)
+	bigDone := map[uint32]bool{}
+	smallDone := !small
+	// The big packets get the whole hop timeout too: on a loaded host
+	// their answers can trail the small one's by far more than an RTT,
+	// and an answer given up on too early reads as an MTU black hole.
+	deadline := time.Now().Add(f.run.HopTimeout)
+	for {
+		if small && !reached && s.acked(smallPSN) {
+			reached, smallDone = true, true
+		}
+		for psn := range bigPSN {
+			if !bigDone[psn] && s.acked(psn) {
+				bigDone[psn] = true
+				tr.BigReached++
+				reached = reached || !small
+			}
+		}
+		if smallDone && len(bigDone) == len(bigPSN) {
+			break
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 || ctx.Err() != nil {
+			break
+		}
+		t := time.NewTimer(wait)
+		select {
+		case e := <-f.icmp:
+			psn, hasPSN := f.quotedPSN(e)
+			isSmall := small && ((hasPSN && psn == smallPSN) || (!hasPSN && e.Quote.Length < f.pol.HostMTU))
+			isBig := (hasPSN && bigPSN[psn]) || (!hasPSN && e.Quote.Length >= f.pol.HostMTU)
+			switch {
+			case e.TimeExceeded() && isSmall && !smallDone:
+				hop.From = e.From
+				dscp, ecn := transport.SplitTOS(e.Quote.TOS)
+				hop.DSCP, hop.ECN = dscp, ECN(ecn)
+				smallDone, answered = true, true
+			case e.TimeExceeded() && isBig && (!hasPSN || !bigDone[psn]):
+				hop.BigReached++
+				bigDone[psn] = true
+			case e.TooBig() && isBig && (!hasPSN || !bigDone[psn]):
+				hop.TooBigFrom, hop.TooBigMTU = e.From, e.MTU
+				bigDone[psn] = true
+			case e.Unreachable() && e.From == f.res.Dst && isSmall:
+				reached, smallDone = true, true
+				tr.NoResponder = e.PortUnreachable()
+			}
+		case <-s.signal:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	if reached {
+		// What went out at the destination's TTL is the destination's.
+		hop.BigSent -= len(bigPSN)
+	} else {
+		tr.BigSent -= len(bigPSN)
+	}
+	return reached, answered
 }
 
 // mtu sends packets of the host MTU on the flow and asks the responder how
 // many arrived.
-func (f *flow) mtu(ctx context.Context, before responderStats) {
+func (f *flow) mtu(ctx context.Context, before responderStats, retry bool) {
 	s := f.s
 	pkts, recs := f.probePackets(bigPerHop+1, f.pol.HostMTU)
 	for i := range recs {
@@ -561,6 +595,12 @@ func (f *flow) mtu(ctx context.Context, before responderStats) {
 		return
 	}
 	f.res.MTU = &FlowMTU{Size: int(recs[0].ipSize), Sent: len(pkts), Received: int(after.Received - before.Received)}
+	if f.res.MTU.Received == 0 && retry {
+		// None arrived: once more, so random loss is not read as a black
+		// hole.
+		f.mtu(ctx, after, false)
+		f.res.MTU.Sent += len(pkts)
+	}
 }
 
 // hopLoss sends HopLoss probes at each TTL and counts the answers: loss

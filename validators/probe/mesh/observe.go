@@ -180,10 +180,12 @@ func Observations(topo *path.Topology, r probe.FlowResult, p path.Path, pol prob
 	return out
 }
 
-// describe names an address by its port, if the intent knows it.
+// describe names an address by its device, if the intent knows it (not
+// by its port: a router answers from the port the packet came in by, not
+// the one it could not leave by).
 func describe(topo *path.Topology, a netip.Addr) string {
 	if p, ok := topo.Lookup(a); ok {
-		return fmt.Sprintf("%s (%s)", p, a)
+		return p.Device
 	}
 	return a.String()
 }
