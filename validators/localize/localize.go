@@ -232,9 +232,11 @@ type analysis struct {
 	through [][]int
 	// certain[o] lists the elements observation o certainly crosses.
 	certain [][]int
-	// views and order are each flow's verdict, made once.
-	views map[string]*flowView
-	order []string
+	// flowOf[o] is observation o's flow; e2e[f] is flow f's end-to-end
+	// observation (-1: none); badObs[f] lists its bad observations.
+	flowOf []int32
+	e2e    []int32
+	badObs map[int32][]int
 }
 
 func newAnalysis(c Class, obs []*Observation) *analysis {
@@ -256,22 +258,42 @@ func newAnalysis(c Class, obs []*Observation) *analysis {
 		}
 	}
 	a.through = make([][]int, len(a.elems))
-	// Observations of one flow usually share their segments: look those
-	// up by address before hashing the element's names.
-	byAddr := map[*Element]int{}
+	a.flowOf = make([]int32, len(obs))
+	a.badObs = map[int32][]int{}
+	flowIdx := map[string]int32{}
+	prev, prevIdx := "", int32(-1)
+	for i, o := range obs {
+		fi := prevIdx
+		if o.Flow != prev || prevIdx < 0 {
+			var ok bool
+			if fi, ok = flowIdx[o.Flow]; !ok {
+				fi = int32(len(a.e2e))
+				flowIdx[o.Flow] = fi
+				a.e2e = append(a.e2e, -1)
+			}
+			prev, prevIdx = o.Flow, fi
+		}
+		a.flowOf[i] = fi
+		if o.Hop == 0 {
+			a.e2e[fi] = int32(i)
+		}
+		if o.Bad {
+			a.badObs[fi] = append(a.badObs[fi], i)
+		}
+	}
+	// Few elements are candidates: filter on the device name before
+	// hashing the whole element.
+	devices := map[string]bool{}
+	for _, e := range a.elems {
+		devices[e.Device] = true
+	}
 	for i, o := range obs {
 		for _, seg := range o.Path {
-			if len(seg) != 1 {
+			if len(seg) != 1 || !devices[seg[0].Device] {
 				continue
 			}
-			id, ok := byAddr[&seg[0]]
+			id, ok := a.ids[seg[0]]
 			if !ok {
-				if id, ok = a.ids[seg[0]]; !ok {
-					id = -1
-				}
-				byAddr[&seg[0]] = id
-			}
-			if id < 0 {
 				continue
 			}
 			if !slices.Contains(a.certain[i], id) {
@@ -469,7 +491,7 @@ func flows(obs []*Observation, idx []int) int {
 }
 
 // flowView is a flow's verdict for evidence: its end-to-end observation if
-// it has one, else any.
+// it has one, else its bad observations.
 type flowView struct {
 	bad      bool
 	unknown  bool
@@ -477,65 +499,47 @@ type flowView struct {
 	total    int
 	values   map[int]int
 	expected int
-	obs      []int
 }
 
-func (a *analysis) flowViews() (views map[string]*flowView, order []string) {
-	if a.views != nil {
-		return a.views, a.order
+func (a *analysis) view(f int32) flowView {
+	v := flowView{values: map[int]int{}}
+	pick := a.badObs[f]
+	if e := a.e2e[f]; e >= 0 {
+		pick = []int{int(e)}
 	}
-	defer func() { a.views, a.order = views, order }()
-	views = map[string]*flowView{}
-	for i, o := range a.obs {
-		v := views[o.Flow]
-		if v == nil {
-			v = &flowView{values: map[int]int{}}
-			views[o.Flow] = v
-			order = append(order, o.Flow)
+	for _, i := range pick {
+		o := a.obs[i]
+		if o.Bad {
+			v.bad = true
+			v.affected += o.Affected
+			v.values[o.Value]++
+			v.expected = o.Expected
 		}
-		v.obs = append(v.obs, i)
-	}
-	for _, v := range views {
-		e2e := -1
-		for _, i := range v.obs {
-			if a.obs[i].Hop == 0 {
-				e2e = i
-			}
-		}
-		pick := v.obs
-		if e2e >= 0 {
-			pick = []int{e2e}
-		}
-		for _, i := range pick {
-			o := a.obs[i]
-			if o.Bad {
-				v.bad = true
-				v.affected += o.Affected
-				v.values[o.Value]++
-				v.expected = o.Expected
-			}
-			v.total += o.Total
-			for _, s := range o.Path {
-				if len(s) != 1 {
-					v.unknown = true
-				}
+		v.total += o.Total
+		for _, s := range o.Path {
+			if len(s) != 1 {
+				v.unknown = true
 			}
 		}
 	}
-	return views, order
+	return v
 }
 
-// crosses reports whether any of the flow's observations certainly
-// crosses one of ids.
-func (a *analysis) crosses(v *flowView, ids []int) bool {
-	for _, i := range v.obs {
-		for _, id := range a.certain[i] {
-			if slices.Contains(ids, id) {
-				return true
+// flowsThrough are the flows with an observation that certainly crosses
+// one of ids, in order.
+func (a *analysis) flowsThrough(ids []int) []int32 {
+	seen := map[int32]bool{}
+	var out []int32
+	for _, id := range ids {
+		for _, o := range a.through[id] {
+			if f := a.flowOf[o]; !seen[f] {
+				seen[f] = true
+				out = append(out, f)
 			}
 		}
 	}
-	return false
+	slices.Sort(out)
+	return out
 }
 
 func (a *analysis) finding(ids, covered []int, explainedBy map[int]int, self int, both bool) Finding {
@@ -549,30 +553,32 @@ func (a *analysis) finding(ids, covered []int, explainedBy map[int]int, self int
 	} else {
 		f.Status = Inconclusive
 	}
-	views, order := a.flowViews()
 	ev := &f.Evidence
 	values := map[int]int{}
 	expected := 0
-	for _, name := range order {
-		v := views[name]
-		if a.crosses(v, ids) {
-			ev.FlowsThrough++
-			if v.bad {
-				ev.BadThrough++
-				ev.Affected += v.affected
-				ev.Total += v.total
-				for k, n := range v.values {
-					values[k] += n
-				}
-				expected = v.expected
-				if v.unknown {
-					ev.Unknown++
-				}
+	through := a.flowsThrough(ids)
+	for _, fl := range through {
+		v := a.view(fl)
+		ev.FlowsThrough++
+		if v.bad {
+			ev.BadThrough++
+			ev.Affected += v.affected
+			ev.Total += v.total
+			for k, n := range v.values {
+				values[k] += n
 			}
+			expected = v.expected
+			if v.unknown {
+				ev.Unknown++
+			}
+		}
+	}
+	ev.FlowsElsewhere = len(a.e2e) - len(through)
+	for fl := range a.badObs {
+		if _, in := slices.BinarySearch(through, fl); in || a.explainedElsewhere(fl, explainedBy, self) {
 			continue
 		}
-		ev.FlowsElsewhere++
-		if v.bad && !a.explainedElsewhere(v, explainedBy, self) {
+		if a.view(fl).bad {
 			ev.BadElsewhere++
 		}
 	}
@@ -592,8 +598,8 @@ func (a *analysis) finding(ids, covered []int, explainedBy map[int]int, self int
 
 // explainedElsewhere: the flow's bad observations are explained by
 // another finding of this class.
-func (a *analysis) explainedElsewhere(v *flowView, explainedBy map[int]int, self int) bool {
-	for _, i := range v.obs {
+func (a *analysis) explainedElsewhere(fl int32, explainedBy map[int]int, self int) bool {
+	for _, i := range a.badObs[fl] {
 		if p, ok := explainedBy[i]; ok && p != self {
 			return true
 		}
@@ -850,17 +856,17 @@ func (a *analysis) unexplained(left map[int]bool) Finding {
 	for i, c := range f.Candidates {
 		names[i] = c.String()
 	}
-	views, _ := a.flowViews()
 	values := map[int]int{}
 	expected := 0
 	ev := &f.Evidence
-	seen := map[string]bool{}
+	seen := map[int32]bool{}
 	for _, i := range idx {
-		v := views[a.obs[i].Flow]
-		if seen[a.obs[i].Flow] {
+		fl := a.flowOf[i]
+		if seen[fl] {
 			continue
 		}
-		seen[a.obs[i].Flow] = true
+		seen[fl] = true
+		v := a.view(fl)
 		ev.BadThrough++
 		ev.Affected += v.affected
 		ev.Total += v.total

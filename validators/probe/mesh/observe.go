@@ -91,11 +91,10 @@ func returnSegs(topo *path.Topology, p path.Path, n int) []localize.Segment {
 	return segs
 }
 
-// Observations turns a flow's result and its path into what the
-// localizer weighs: one end-to-end observation per symptom class, and one
-// per hop that answered.
-func Observations(topo *path.Topology, r probe.FlowResult, p path.Path, pol probe.Policy) []localize.Observation {
-	var out []localize.Observation
+// AppendObservations appends what the localizer weighs from a flow's
+// result and its path: one end-to-end observation per symptom class, and
+// one per hop that answered.
+func AppendObservations(out []localize.Observation, topo *path.Topology, r probe.FlowResult, p path.Path, pol probe.Policy) []localize.Observation {
 	name := fmt.Sprintf("%s:%d → %s", r.From, r.SrcPort, r.To)
 	at := func(s path.Step) string {
 		if s.Device != "" {
@@ -104,10 +103,9 @@ func Observations(topo *path.Topology, r probe.FlowResult, p path.Path, pol prob
 		return s.Addr.String()
 	}
 	if len(p.Steps) == 0 {
-		return nil
+		return out
 	}
 	e2e, ends := segments(p)
-	out = make([]localize.Observation, 0, 5+5*len(p.Steps))
 	dst := p.Steps[len(p.Steps)-1]
 	add := func(o localize.Observation) {
 		o.Flow = name

@@ -113,7 +113,7 @@ func RunMesh(ctx context.Context, r *intent.Resolved, runner FlowRunner, opt Opt
 	results := runPlanned(ctx, r, runner, pl, opt.HopTimeout)
 	drill(ctx, r, runner, pl.Config, results, opt.HopTimeout)
 
-	var obs [][]localize.Observation
+	obs := make([]localize.Observation, 0, 16*len(pl.Flows))
 	for _, f := range pl.Flows {
 		res, ok := results[f.ID]
 		if !ok {
@@ -143,19 +143,19 @@ func RunMesh(ctx context.Context, r *intent.Resolved, runner FlowRunner, opt Opt
 		if h := r.Host(f.From); h != nil {
 			hostPol = PolicyFor(r, h)
 		}
-		o := Observations(topo, res, used, hostPol)
-		for _, x := range o {
+		n := len(obs)
+		obs = AppendObservations(obs, topo, res, used, hostPol)
+		for _, x := range obs[n:] {
 			if x.Bad && x.Hop == 0 && !slices.Contains(fr.Symptoms, string(x.Class)) {
 				fr.Symptoms = append(fr.Symptoms, string(x.Class))
 			}
 		}
-		obs = append(obs, o)
 		if _, had := planned[f.ID]; !had && res.Trace != nil {
 			fr.NewPath = true
 		}
 		rep.Flows = append(rep.Flows, fr)
 	}
-	rep.Localization = localize.Localize(slices.Concat(obs...), opt.Localize)
+	rep.Localization = localize.Localize(obs, opt.Localize)
 	rep.finish()
 	return rep, ctx.Err()
 }
