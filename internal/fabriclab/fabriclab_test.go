@@ -1,13 +1,18 @@
 package fabriclab
 
 import (
+	"fmt"
 	"net/netip"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/examples/lab"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/netnstest"
 )
 
 func TestParseErrorsNameTheLine(t *testing.T) {
@@ -129,4 +134,54 @@ func TestExampleBuildsAndCleansUp(t *testing.T) {
 	if len(names) != 8 {
 		t.Errorf("%d namespaces, want 8", len(names))
 	}
+}
+
+// TestLabScripts runs examples/lab/up.sh and down.sh as written, under a
+// prefix of this test's own so a lab someone runs by hand is left alone:
+// every node comes up (up.sh itself checks h1 reaches h4 where ping is
+// installed), leaf1 reaches leaf2's hosts over the nexthop group, and
+// down.sh leaves nothing behind.
+func TestLabScripts(t *testing.T) {
+	netnstest.Require(t)
+	netnstest.RequireTool(t, "bash")
+	topo, err := Parse(lab.Topology)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("rfs%d-", os.Getpid()%100000)
+	script := func(name string) string {
+		t.Helper()
+		cmd := exec.Command("bash", filepath.Join(labDir(t), name))
+		cmd.Env = append(os.Environ(), "RFLAB_PREFIX="+prefix)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		return string(out)
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command("bash", filepath.Join(labDir(t), "down.sh"))
+		cmd.Env = append(os.Environ(), "RFLAB_PREFIX="+prefix)
+		_ = cmd.Run()
+	})
+	out := script("up.sh")
+	list, _ := exec.Command("ip", "netns", "list").Output()
+	for _, n := range topo.Nodes {
+		if !strings.Contains(string(list), prefix+n) {
+			t.Errorf("up.sh made no namespace %s%s:\n%s", prefix, n, out)
+		}
+	}
+	if r, err := exec.Command("ip", "-n", prefix+"leaf1", "route", "show", "198.51.100.0/24").CombinedOutput(); err != nil || !strings.Contains(string(r), "nhid 10") {
+		t.Errorf("leaf1's route to leaf2's hosts: %v %s", err, r)
+	}
+	script("down.sh")
+	list, _ = exec.Command("ip", "netns", "list").Output()
+	if strings.Contains(string(list), prefix) {
+		t.Fatalf("down.sh left namespaces:\n%s", list)
+	}
+}
+
+func labDir(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "examples", "lab")
 }
