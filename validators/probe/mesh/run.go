@@ -156,6 +156,14 @@ func RunMesh(ctx context.Context, r *intent.Resolved, runner FlowRunner, opt Opt
 		rep.Flows = append(rep.Flows, fr)
 	}
 	rep.Localization = localize.Localize(obs, opt.Localize)
+	// Say once per host why paths could not be learned there.
+	seen := map[string]bool{}
+	for _, f := range rep.Flows {
+		if e := f.Result.TraceError; e != "" && !seen[f.From+e] {
+			seen[f.From+e] = true
+			rep.Notes = append(rep.Notes, fmt.Sprintf("no path discovery from %s: %s", f.From, e))
+		}
+	}
 	rep.finish()
 	return rep, ctx.Err()
 }
