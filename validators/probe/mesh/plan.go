@@ -42,6 +42,10 @@ type PlanConfig struct {
 	// per spine): an ECMP hash that never picks a link is reported, not
 	// searched forever.
 	Candidates int `json:"candidates"`
+	// Untraced is how many flows per leaf pair to probe even though their
+	// paths are unknown (when path discovery fails): the fabric is still
+	// probed end to end, if not localized.
+	Untraced int `json:"untraced,omitempty"`
 }
 
 // Defaults.
@@ -265,6 +269,7 @@ func NewPlan(topo *path.Topology, cfg PlanConfig, lookup PathLookup, limit int) 
 	var needs []Candidate
 	cross := map[[2]string]int{} // accepted flows per host pair, to vary hosts
 	tried := map[Candidate]bool{}
+	untraced := map[pair]int{}
 	for n := 0; n < limit; n++ {
 		for pi, p := range pairs {
 			if !short(out[p.a]) && !short(in[p.b]) {
@@ -283,12 +288,16 @@ func NewPlan(topo *path.Topology, cfg PlanConfig, lookup PathLookup, limit int) 
 			}
 			tried[c] = true
 			pa, ok := lookup(c)
-			if !ok {
+			var links []path.DirLink
+			switch {
+			case ok:
+				if links = fabricLinks(pa, cov); !short(links) {
+					continue
+				}
+			case untraced[p] < cfg.Untraced:
+				untraced[p]++ // probed blind: it covers no link we can name
+			default:
 				needs = append(needs, c)
-				continue
-			}
-			links := fabricLinks(pa, cov)
-			if !short(links) {
 				continue
 			}
 			if pp.used[from][c.SrcPort] {

@@ -99,8 +99,12 @@ func (r *Report) finish() {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d flows could not be probed (see their errors)", failed, len(r.Flows)))
 	}
 	for _, c := range r.Plan.Short {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s carries %d probe flows, fewer than %d: the ECMP hash picked it for too few of the %d source ports tried",
+		r.Notes = append(r.Notes, fmt.Sprintf("%s carries %d known probe flows, fewer than %d: its paths could not be learned, or the ECMP hash picked it for too few of the %d source ports tried",
 			c.Link, c.Flows, r.Plan.Config.FlowsPerLink, r.Plan.Config.Candidates))
+	}
+	if len(r.Plan.Short) > 0 {
+		// A link the mesh could not put flows on is not proven.
+		r.Verdict = probe.VerdictFail
 	}
 }
 

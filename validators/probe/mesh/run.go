@@ -82,6 +82,13 @@ func RunMesh(ctx context.Context, r *intent.Resolved, runner FlowRunner, opt Opt
 		}
 		if round >= rounds {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("gave up learning paths after %d rounds; %d candidate flows untraced", rounds, len(needs)))
+			if len(pl.Short) > 0 {
+				// Probe the fabric end to end anyway, if blind.
+				cfg.Untraced = 2 * k * max(1, spines)
+				if pl, _, err = NewPlan(topo, cfg, lookup, limit); err != nil {
+					return nil, err
+				}
+			}
 			break
 		}
 		if len(needs) == 0 {

@@ -70,6 +70,24 @@ func TestRunMeshOnASimulatedFabric(t *testing.T) {
 	})
 }
 
+// TestRunMeshWithoutPathDiscovery: without paths the mesh still measures,
+// names nothing it cannot place, and says why.
+func TestRunMeshWithoutPathDiscovery(t *testing.T) {
+	s := newSimFabric(t, 2, 2, 2)
+	sr := &simRunner{s: s, faults: []simFault{{s.upLink(2, 1), "dscp"}}, noICMP: true}
+	rep, err := RunMesh(context.Background(), s.res, sr, Options{Plan: PlanConfig{Interval: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	if !strings.Contains(notes, "no path discovery from l1h1: path discovery needs a raw ICMP socket") || !strings.Contains(notes, "gave up learning paths") {
+		t.Fatalf("notes:\n%s", notes)
+	}
+	if len(named(rep)) != 0 || rep.Localization.Verdict != localize.VerdictInconclusive || rep.Pass() || rep.Plan.CrossLeaf == 0 {
+		t.Fatalf("named %v, verdict %s\n%s", named(rep), rep.Localization.Verdict, text(rep))
+	}
+}
+
 func text(rep *Report) string {
 	var b bytes.Buffer
 	_ = rep.WriteText(&b)

@@ -191,13 +191,19 @@ type simRunner struct {
 	s      *simFabric
 	faults []simFault
 	runs   int
+	// noICMP: path discovery fails, as without a raw ICMP socket.
+	noICMP bool
 }
 
 func (sr *simRunner) RunFlows(_ context.Context, _ *intent.Resolved, from *intent.Host, run probe.FlowRun) ([]probe.FlowResult, error) {
 	sr.runs++
 	var out []probe.FlowResult
 	for _, spec := range run.Flows {
-		out = append(out, sr.s.flowResult(from.Name, spec, sr.faults, run.Policy))
+		r := sr.s.flowResult(from.Name, spec, sr.faults, run.Policy)
+		if sr.noICMP && spec.Trace {
+			r.Trace, r.TraceError = nil, "path discovery needs a raw ICMP socket (CAP_NET_RAW; run as root)"
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

@@ -34,8 +34,8 @@ type Step struct {
 	Answered bool `json:"answered"`
 	Unmapped bool `json:"unmapped,omitempty"`
 	Inferred bool `json:"inferred,omitempty"`
-	// Gap: hops before this one were not traced (the trace gave up), so
-	// In is unknown.
+	// Gap: hops before this one were not traced (the trace gave up); In
+	// is then only the destination's own cable.
 	Gap bool `json:"gap,omitempty"`
 	// In is the link the flow entered this step by: one when known,
 	// several when the evidence leaves a choice, none when unknown.
@@ -146,7 +146,18 @@ func (t *Topology) Resolve(tr Trace) Path {
 		}
 		p.Steps = append(p.Steps, s)
 	}
-	dst := Step{TTL: len(hops) + 1, Device: tr.DstHost, Answered: tr.Reached, Gap: gap}
+	src := PortRef{Device: tr.SrcHost}
+	if nic, ok := t.NIC(tr.SrcHost, tr.Src); ok {
+		src = nic
+	}
+	if len(p.Steps) == 0 && gap {
+		// Nothing answered, not even the first hop: still, the switch the
+		// source NIC is cabled to is the first.
+		if peer, ok := t.cable[src]; ok && t.switches[peer.Device] {
+			p.Steps = append(p.Steps, Step{TTL: 1, Device: peer.Device, Inferred: true})
+		}
+	}
+	dst := Step{TTL: len(p.Steps) + 1, Device: tr.DstHost, Answered: tr.Reached, Gap: gap}
 	if nic, ok := t.NIC(tr.DstHost, tr.Dst); ok {
 		dst.Port = nic.Port
 	}
@@ -155,10 +166,6 @@ func (t *Topology) Resolve(tr Trace) Path {
 	}
 	p.Steps = append(p.Steps, dst)
 
-	src := PortRef{Device: tr.SrcHost}
-	if nic, ok := t.NIC(tr.SrcHost, tr.Src); ok {
-		src = nic
-	}
 	// A silent hop (or one answering from an address the intent does not
 	// list) may have only one device the cabling allows: the switch a host
 	// NIC is cabled to, or the one device joining its known neighbours.
@@ -179,6 +186,10 @@ func (t *Topology) Resolve(tr Trace) Path {
 	for i := range p.Steps {
 		s := &p.Steps[i]
 		if s.Gap {
+			// Hops are missing before it; its own cable is still known.
+			if peer, ok := t.cable[PortRef{s.Device, s.Port}]; ok && s.Port != "" {
+				s.In = []DirLink{{From: peer, To: PortRef{s.Device, s.Port}}}
+			}
 			continue
 		}
 		prev, prevPort := src.Device, src

@@ -143,8 +143,15 @@ func TestResolve(t *testing.T) {
 			name:    "not reached: trailing silence is a gap, not hops",
 			trace:   Trace{Hops: hops("192.0.2.1", "192.0.2.134", "", "", ""), Reached: false},
 			path:    "h1 → leaf1 → spine2 → … → h3",
-			links:   "h1 eth0 → leaf1 swp1; leaf1 swp4 → spine2 swp1; ",
+			links:   "h1 eth0 → leaf1 swp1; leaf1 swp4 → spine2 swp1; leaf2 swp1 → h3 eth0",
 			unknown: 1,
+		},
+		{
+			name:    "nothing answered: the source's switch by cabling, then a gap",
+			trace:   Trace{Hops: hops("", "", ""), Reached: false},
+			path:    "h1 → (leaf1?) → … → h3",
+			links:   "h1 eth0 → leaf1 swp1; leaf2 swp1 → h3 eth0",
+			unknown: 2,
 		},
 		{
 			name: "a router answering from its egress port still maps the single link",
