@@ -267,7 +267,6 @@ func NewPlan(topo *path.Topology, cfg PlanConfig, lookup PathLookup, limit int) 
 		}
 	}
 	var needs []Candidate
-	cross := map[[2]string]int{} // accepted flows per host pair, to vary hosts
 	tried := map[Candidate]bool{}
 	untraced := map[pair]int{}
 	for n := 0; n < limit; n++ {
@@ -310,7 +309,6 @@ func NewPlan(topo *path.Topology, cfg PlanConfig, lookup PathLookup, limit int) 
 			for _, d := range links {
 				cov[d]++
 			}
-			cross[[2]string{from, to}]++
 			pl.Flows = append(pl.Flows, Flow{From: from, To: to, Src: sa, Dst: da, SrcPort: c.SrcPort, Links: links})
 		}
 	}
