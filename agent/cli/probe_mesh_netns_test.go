@@ -2,7 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +17,7 @@ import (
 	"github.com/rocefab/rocefab/examples/lab"
 	"github.com/rocefab/rocefab/internal/fabriclab"
 	"github.com/rocefab/rocefab/internal/netnstest"
+	"github.com/rocefab/rocefab/validators/probe"
 	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
 
@@ -47,8 +51,9 @@ func buildRocefab(t *testing.T) string {
 // TestProbeMeshOnTheLabAsUsersRunIt: the two-spine lab in namespaces,
 // `rocefab probe serve` in each host namespace and `rocefab probe --mesh`
 // from outside, each its own process: a clean fabric passes three runs in
-// a row (exit 0), a DSCP remark on spine2's link to leaf1 is named with
-// that direction (exit 1), in text, Markdown and JSON.
+// a row (exit 0), `probe flows` (what the mesh runs over SSH) traces and
+// measures a flow from inside h1, and a DSCP remark on spine2's link to
+// leaf1 is named with that direction (exit 1), in text, Markdown and JSON.
 func TestProbeMeshOnTheLabAsUsersRunIt(t *testing.T) {
 	netnstest.Require(t)
 	netnstest.RequireTool(t, "nft")
@@ -117,6 +122,23 @@ func TestProbeMeshOnTheLabAsUsersRunIt(t *testing.T) {
 		if code != ExitOK || !rep.Pass() || len(rep.Localization.Findings) != 0 || len(rep.Flows) < 16 {
 			t.Fatalf("run %d of a clean lab: exit %d, verdict %s, %d findings, %d flows", run, code, rep.Verdict, len(rep.Localization.Findings), len(rep.Flows))
 		}
+	}
+
+	// The host side of the mesh over SSH: `probe flows` on h1, the
+	// intent on standard input, through h1's probe server.
+	run := probe.FlowRun{Policy: probe.DefaultPolicy(), Flows: []probe.FlowSpec{{ID: "f", Target: probe.Target{Name: "h3", Addr: netip.MustParseAddr("198.51.100.2")},
+		SrcPort: 50123, Trace: true, Measure: true}}}
+	run.Policy.Count = 100
+	spec, _ := json.Marshal(run)
+	flows := l.NS["h1"].Command(bin, "probe", "flows", "--intent", "-", "--from", "h1", "--run", base64.StdEncoding.EncodeToString(spec))
+	flows.Stdin = strings.NewReader(intentYAML)
+	raw, err := flows.Output()
+	var got flowsOutput
+	if err != nil || json.Unmarshal(raw, &got) != nil || got.Schema != flowsSchema || len(got.Flows) != 1 {
+		t.Fatalf("probe flows: %v\n%s", err, raw)
+	}
+	if r := got.Flows[0]; r.Trace == nil || !r.Trace.Reached || len(r.Trace.Hops) != 3 || r.Measured == nil || r.Measured.Received != 100 {
+		t.Fatalf("probe flows result %+v", r)
 	}
 
 	defer l.Nft(t, "spine2", "postrouting", `oifname "swp1" ip dscp set cs1`)()
