@@ -190,7 +190,10 @@ type Link struct {
 	// port cabled to it (or the A end of a switch-to-switch link).
 	HostEnd   *Endpoint
 	SwitchEnd Endpoint
-	At        Loc
+	// AAddress and BAddress are the ends' IP addresses as written, or "".
+	AAddress, BAddress string
+	At                 Loc
+	Spec               *LinkSpec
 }
 
 // Probe is the resolved probe configuration.
@@ -566,7 +569,7 @@ func (r *Resolved) resolveLink(l *LinkSpec, diags *Diagnostics) {
 	if l.A.Device == "" || l.B.Device == "" {
 		return // an end that did not parse was reported by the loader
 	}
-	link := Link{A: l.A, B: l.B, At: l.Loc()}
+	link := Link{A: l.A, B: l.B, AAddress: l.AAddress, BAddress: l.BAddress, At: l.Loc(), Spec: l}
 	ok := true
 	kind := func(e Endpoint, field string) string {
 		if h := r.hostByName[e.Device]; h != nil {

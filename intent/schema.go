@@ -232,6 +232,11 @@ type LinkSpec struct {
 	Src
 	A Endpoint `yaml:"a" rf:"required"`
 	B Endpoint `yaml:"b" rf:"required"`
+	// AAddress and BAddress are the IP addresses of switch ends on a routed
+	// link. Routers answer path discovery from them, so they map a hop to
+	// its port and link.
+	AAddress string `yaml:"aAddress"`
+	BAddress string `yaml:"bAddress"`
 }
 
 // ProbeSpec configures the RoCEv2 probe.

@@ -54,6 +54,7 @@ func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
 	c.hostMTUFit()
 	c.addresses()
 	c.cabling()
+	c.linkAddresses()
 	c.probe()
 	c.flushShared()
 	return c.diags

@@ -44,6 +44,7 @@ const (
 	CodeSwitchedNeedsVLAN = "RF129"
 	CodeWatchdogTime      = "RF130"
 	CodeWatchdogDefault   = "RF131"
+	CodeLinkAddress       = "RF132"
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -79,4 +80,5 @@ var Rules = []Rule{
 	{CodeSwitchedNeedsVLAN, intent.SeverityError, "trunk and access ports need the lossless VLAN"},
 	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express (EOS: seconds with at most two decimals)"},
 	{CodeWatchdogDefault, intent.SeverityWarning, "a PFC watchdog time the platform keeps at its own default (rocefab does not render it there)"},
+	{CodeLinkAddress, intent.SeverityError, "a link address is an IP address of a switch end, used once"},
 }
