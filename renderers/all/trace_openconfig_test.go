@@ -33,6 +33,6 @@ var traceOpenConfig = traceExpect{
 		`^/qos/interfaces/interface\[interface-id=Ethernet\d+\]/output/queues/queue\[name=ROCEFAB_Q3\]/config/(name = ROCEFAB_Q3|queue-management-profile = ROCEFAB_ECN)$`,
 	},
 	"profile=ecn-only": {
-		`(?s)^cli:/interface Ethernet\d+ > priority-flow-control (on|priority 3 no-drop|pause watchdog) = interface Ethernet\d+\n   priority-flow-control .+$`,
+		`(?s)^cli:/interface Ethernet\d+ > priority-flow-control (on|priority 3 no-drop|pause watchdog|pause watchdog port action) = interface Ethernet\d+\n   priority-flow-control .+$`,
 	},
 }

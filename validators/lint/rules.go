@@ -42,6 +42,7 @@ const (
 	CodeMissingAddress    = "RF127"
 	CodePCPNeedsVLAN      = "RF128"
 	CodeSwitchedNeedsVLAN = "RF129"
+	CodeOpenConfigNoPFC   = "RF130"
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -75,4 +76,5 @@ var Rules = []Rule{
 	{CodeMissingAddress, intent.SeverityError, "switches and hosts managed remotely have a management address"},
 	{CodePCPNeedsVLAN, intent.SeverityError, "trust pcp needs a lossless VLAN: untagged frames carry no PCP"},
 	{CodeSwitchedNeedsVLAN, intent.SeverityError, "trunk and access ports need the lossless VLAN"},
+	{CodeOpenConfigNoPFC, intent.SeverityWarning, "an OpenConfig device whose PFC rocefab cannot express (pfcFallback none, or sonic: sonic-gnmi takes one origin per request)"},
 }

@@ -26,7 +26,10 @@ import (
 type Personality string
 
 const (
-	// OpenConfig is a plain OpenConfig target with an opaque "cli" origin.
+	// OpenConfig is an EOS-like OpenConfig target: it advertises an Arista
+	// model beside the OpenConfig ones and takes an opaque "cli" origin in
+	// the same SetRequest, as a vendor's own server does (the eos
+	// fallback's precondition, renderers/openconfig Fit).
 	OpenConfig Personality = "openconfig"
 	// SONiC serves config_db as sonic-gnmi does (origin sonic-db,
 	// /CONFIG_DB/localhost/TABLE/key/field, JSON patch semantics) with
@@ -195,6 +198,10 @@ func defaultModels(p Personality) []*gnmipb.ModelData {
 		// sonic-gnmi advertises its sonic-db origin as this model
 		// (sonic_data_client/mixed_db_client.go supportedModels).
 		models = append(models, &gnmipb.ModelData{Name: "sonic-db", Organization: "SONiC", Version: "0.1.0"})
+	} else {
+		// EOS lists its augment models (aristanetworks/yang
+		// release/openconfig/models/interfaces/arista-intf-augments.yang).
+		models = append(models, &gnmipb.ModelData{Name: "arista-intf-augments", Organization: "Arista Networks <http://arista.com/>"})
 	}
 	return models
 }
