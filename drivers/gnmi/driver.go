@@ -542,13 +542,15 @@ func (d *Driver) setRequest(ctx context.Context, patch devcfg.Patch) (*gnmipb.Se
 	if d.m.Target != "" {
 		req.Prefix = &gnmipb.Path{Target: d.m.Target}
 	}
+	var deletes []*gnmipb.Path
 	for _, p := range patch.Deletes {
 		pp, err := d.m.toGNMI(p)
 		if err != nil {
 			return nil, d.deviceErr("push", p, "", err)
 		}
-		req.Delete = append(req.Delete, pp)
+		deletes = append(deletes, entryDelete(pp))
 	}
+	req.Delete = uncovered(deletes)
 	for _, u := range patch.Updates {
 		pp, err := d.m.toGNMI(u.Path)
 		if err != nil {
@@ -567,6 +569,47 @@ func (d *Driver) setRequest(ctx context.Context, patch devcfg.Patch) (*gnmipb.Se
 		}
 	}
 	return req, nil
+}
+
+// entryDelete turns the delete of a list entry's own key leaf
+// (.../list[name=X]/config/name) into the delete of the entry: in
+// OpenConfig the key is a leafref to that leaf, so an entry without it is
+// invalid, and a target that reports defaults (lemming does) would keep the
+// entry with its default leaves ("key field Name: element key <nil> != map
+// key X"). rocefab removes a key leaf only when the whole object leaves
+// the intent.
+func entryDelete(p *gnmipb.Path) *gnmipb.Path {
+	e := p.GetElem()
+	if n := len(e); n >= 3 && e[n-2].GetName() == "config" && len(e[n-2].GetKey()) == 0 {
+		if _, isKey := e[n-3].GetKey()[e[n-1].GetName()]; isKey {
+			return &gnmipb.Path{Origin: p.GetOrigin(), Target: p.GetTarget(), Elem: e[:n-2]}
+		}
+	}
+	return p
+}
+
+// uncovered drops paths at or below another path of the list.
+func uncovered(paths []*gnmipb.Path) []*gnmipb.Path {
+	formatted := make([]string, len(paths))
+	for i, p := range paths {
+		formatted[i] = gnmipath.Format(p)
+	}
+	var out []*gnmipb.Path
+	seen := map[string]bool{}
+	for i, p := range paths {
+		covered := seen[formatted[i]]
+		for j := range paths {
+			if j != i && formatted[j] != formatted[i] && gnmipath.Under(formatted[i], formatted[j]) {
+				covered = true
+				break
+			}
+		}
+		seen[formatted[i]] = true
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (d *Driver) typed(v devcfg.Value) (*gnmipb.TypedValue, error) {

@@ -112,3 +112,29 @@ func TestSONiCNeedsJSONIETF(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestEntryDeleteTakesTheWholeEntry: removing an OpenConfig list entry's
+// key leaf (config/name) deletes the entry, so leaves a target holds at
+// their defaults go with it. Found by the lemming oracle, which keeps
+// red/uniform defaults in a queue-management profile and rejects an entry
+// left without its key ("key field Name: element key <nil> != map key").
+func TestEntryDeleteTakesTheWholeEntry(t *testing.T) {
+	sim := startSim(t, gnmisim.Options{})
+	const qmp = "/qos/queue-management-profiles/queue-management-profile[name=ROCEFAB_ECN]"
+	if err := sim.Load(devcfg.Paths{
+		qmp + "/config/name":                     devcfg.String("ROCEFAB_ECN"),
+		qmp + "/wred/uniform/config/enable-ecn":  devcfg.Bool(true),
+		qmp + "/red/uniform/config/enable-ecn":   devcfg.Bool(false), // a default the target reports
+		"/qos/queues/queue[name=Q1]/config/name": devcfg.String("Q1"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{PathPrefixes: []string{"/qos/"}}))
+	_, err := d.Push(context.Background(), devcfg.Patch{Deletes: []string{qmp + "/config/name", qmp + "/wred/uniform/config/enable-ecn"}}, drivers.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree := sim.Tree(); strings.Contains(tree, "ROCEFAB_ECN") || !strings.Contains(tree, "queue[name=Q1]") {
+		t.Fatalf("after the delete:\n%s", tree)
+	}
+}

@@ -78,3 +78,21 @@ func TestFallbackNone(t *testing.T) {
 		}
 	}
 }
+
+// TestNormaliseYANGDefaults: a target that reports YANG defaults (lemming
+// does) shows red/uniform enable-ecn and drop at false in rocefab's ECN
+// profile; that is no drift, a true there is.
+func TestNormaliseYANGDefaults(t *testing.T) {
+	const qmp = "/qos/queue-management-profiles/queue-management-profile[name=ROCEFAB_ECN]"
+	in := &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{
+		qmp + "/red/uniform/config/enable-ecn": devcfg.Bool(false),
+		qmp + "/red/uniform/config/drop":       devcfg.Bool(true),
+	}}
+	out := Normalise(in).Paths
+	if _, ok := out[qmp+"/red/uniform/config/enable-ecn"]; ok {
+		t.Error("the default enable-ecn false was kept")
+	}
+	if _, ok := out[qmp+"/red/uniform/config/drop"]; !ok {
+		t.Error("drop true is not a default and must stay visible")
+	}
+}
