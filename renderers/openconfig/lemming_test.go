@@ -86,6 +86,11 @@ func TestLemmingAcceptsEveryRender(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			lm := lemmingtest.Start(t)
 			sw := variantSwitch(t, v.name)
+			if len(sw.Ports) > 4 {
+				// Four ports show every statement; lemming re-validates the
+				// whole tree on each Set, which is slow with 32.
+				sw.Ports = sw.Ports[:4]
+			}
 			if _, ok := fallbacks[sw.OCFallback]; ok && sw.Policy.PFCOn() {
 				desired := mustRender(t, sw)
 				d := dialLemming(t, lm, desired.Owned)
