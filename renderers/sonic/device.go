@@ -123,6 +123,7 @@ func Fit(sw *intent.Switch, desired, running *devcfg.Config) error {
 	errs = append(errs, vlanConflicts(sw, dev, desired.Owned)...)
 
 	model, set := BufferModel(running)
+	desired.Notes = slices.DeleteFunc(desired.Notes, func(n string) bool { return n == noteNULL })
 	p := sw.Policy
 	static := desired.Paths[Key("BUFFER_PROFILE", BufferProfile, "pool")] != ""
 	var lossless []int
@@ -188,7 +189,7 @@ func Fit(sw *intent.Switch, desired, running *devcfg.Config) error {
 			len(removed), map[bool]string{true: "y", false: "ies"}[len(removed) == 1], strings.Join(runs, ","), removed[0]))
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("refused before any push: %w", errors.Join(errs...))
+		return fmt.Errorf("the device cannot take this intent, so nothing is pushed to it: %w", errors.Join(errs...))
 	}
 	return nil
 }

@@ -99,6 +99,10 @@ func Attributes() renderers.Attributes {
 	}
 }
 
+// noteNULL is the render's buffer note; the plan replaces it with the
+// device's buffer model (Fit).
+const noteNULL = "BUFFER_PG profile NULL: the dynamic buffer model sizes lossless headroom from port speed, cable length and MTU (the plan reads the device's model)"
+
 // Renderer renders SONiC CONFIG_DB entries.
 type Renderer struct{}
 
@@ -367,7 +371,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		set("BUFFER_PROFILE", BufferProfile, "dynamic_th", "0")
 		notes = append(notes, "static lossless buffer profile ROCEFAB_LOSSLESS_PG (size = headroom, dynamic_th 0) replaces the dynamic model on RoCE PGs")
 	} else if pfc {
-		notes = append(notes, "BUFFER_PG profile NULL: the dynamic buffer model sizes lossless headroom from port speed, cable length and MTU")
+		notes = append(notes, noteNULL)
 	}
 
 	var wd struct{ action, detection, restoration string }
