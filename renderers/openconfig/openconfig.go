@@ -83,6 +83,7 @@ func Attributes() renderers.Attributes {
 		}),
 		Encode:  Encode,
 		FileExt: ".json",
+		Fit:     Fit,
 	}
 }
 
@@ -129,7 +130,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		return nil, fmt.Errorf("MTU %d does not fit OpenConfig's uint16 L2 MTU", l3)
 	}
 	if p.PFCOn() && sw.OCFallback == "" {
-		return nil, fmt.Errorf("OpenConfig has no PFC model: declare openconfig.pfcFallback.platform (eos, nxos or sonic) to carry PFC, or use profile ecn-only")
+		return nil, fmt.Errorf("OpenConfig has no PFC model: declare openconfig.pfcFallback.platform (eos or nxos to carry PFC, or none), or use profile ecn-only")
 	}
 
 	out := make(devcfg.Paths, 200+24*len(sw.Ports))

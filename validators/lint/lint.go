@@ -240,7 +240,11 @@ func (c *checker) switchRules(sw *intent.Switch) {
 	if e.Attrs.NeedsPFCFallback && p.PFCOn() {
 		switch fb := sw.OCFallback; {
 		case fb == "":
-			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (e.g. eos, nxos or sonic)")
+			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (eos or nxos, whose CLI carries PFC, or none)")
+		case fb == intent.PFCFallbackNone:
+			c.warnf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigNoPFC, "switch %s: pfcFallback none: PFC is not expressible on it over OpenConfig, so rocefab renders no PFC, watchdog or lossless buffers there; the class is lossless only if they are configured outside rocefab", sw.Name)
+		case fb == "sonic":
+			c.warnf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigNoPFC, "switch %s: pfcFallback sonic: a SONiC switch's gNMI server (sonic-gnmi) takes one origin per SetRequest, so PFC cannot ride with the OpenConfig paths and the plan refuses the device there; manage it with platform sonic", sw.Name)
 		case fb == e.Name:
 			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "the PFC fallback must be a vendor-native platform, not %s", fb)
 		default:

@@ -180,6 +180,17 @@ func ruleCases() []ruleCase {
 				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: openconfig}}" }),
 				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: ios}}" }),
 			}},
+		{code: lint.CodeOpenConfigNoPFC,
+			pass: []fabric{
+				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: eos}}" }),
+				b.with(func(f *fabric) {
+					f.switches, f.lossless = ocLeaf+"\n      openconfig: {pfcFallback: {platform: none}}", " {profile: ecn-only}"
+				}),
+			},
+			fail: []fabric{
+				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: none}}" }),
+				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: sonic}}" }),
+			}},
 		{code: lint.CodeLinkNotRoCEPort,
 			fail: []fabric{b.with(func(f *fabric) { f.links = strings.Replace(gpuLink, "Ethernet1}", "Ethernet9}", 1) })}},
 		{code: lint.CodeMarkProbability,

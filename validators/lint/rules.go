@@ -45,6 +45,7 @@ const (
 	CodeWatchdogTime      = "RF130"
 	CodeWatchdogDefault   = "RF131"
 	CodeLinkAddress       = "RF132"
+	CodeOpenConfigNoPFC   = "RF133"
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -81,4 +82,5 @@ var Rules = []Rule{
 	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express (EOS: seconds with at most two decimals)"},
 	{CodeWatchdogDefault, intent.SeverityWarning, "a PFC watchdog time the platform keeps at its own default (rocefab does not render it there)"},
 	{CodeLinkAddress, intent.SeverityError, "a link address is an IP address of a switch end, used once"},
+	{CodeOpenConfigNoPFC, intent.SeverityWarning, "an OpenConfig device whose PFC rocefab cannot express (pfcFallback none, or sonic: sonic-gnmi takes one origin per request)"},
 }
