@@ -329,6 +329,21 @@ func (c *checker) addresses() {
 
 func (c *checker) cabling() {
 	cabled := make(map[string]intent.Loc, 2*len(c.r.Links))
+	// The RoCE ports of each switch by name, made when a link first needs
+	// them: a scan per link end was quadratic on switches with thousands of
+	// ports.
+	roce := map[*intent.Switch]map[string]bool{}
+	isRoCEPort := func(sw *intent.Switch, port string) bool {
+		names, ok := roce[sw]
+		if !ok {
+			names = make(map[string]bool, len(sw.Ports))
+			for _, p := range sw.Ports {
+				names[p.Name] = true
+			}
+			roce[sw] = names
+		}
+		return names[port]
+	}
 	mark := func(e intent.Endpoint, at intent.Loc) {
 		key := e.String()
 		if prev, dup := cabled[key]; dup {
@@ -349,7 +364,7 @@ func (c *checker) cabling() {
 			if sw == nil {
 				continue
 			}
-			if _, ok := sw.Port(e.Port); !ok {
+			if !isRoCEPort(sw, e.Port) {
 				c.errorf(l.At, CodeLinkNotRoCEPort, "link %s – %s: %s is not one of %s's RoCE ports (add it under ports)", l.A, l.B, e.Port, sw.Name)
 			}
 		}
