@@ -18,4 +18,5 @@ const (
 	CodeUnknownRef      = "RF013" // a group, device or port that is not defined
 	CodeNoInput         = "RF014" // no intent files found
 	CodeDuplicateField  = "RF015" // a fabric-wide section set in two files
+	CodeUnsafeName      = "RF016" // a name outside the safe character set (docs/intent.md, "Names")
 )

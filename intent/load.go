@@ -22,6 +22,8 @@ import (
 type Fabric struct {
 	Name  string
 	Files []string
+	// nameAt is where Name was first written.
+	nameAt Loc
 
 	Lossless *LosslessSpec
 	Security *SecuritySpec
@@ -278,6 +280,9 @@ func merge(files []string, docs []*Document, diags *Diagnostics) *Fabric {
 	for _, doc := range docs {
 		if doc.Metadata.Name != "" {
 			if nameAt == nil || fab.Name == doc.Metadata.Name {
+				if nameAt == nil {
+					fab.nameAt = doc.Metadata.At("name")
+				}
 				fab.Name = doc.Metadata.Name
 				nameAt = &Loc{}
 			} else {
@@ -299,6 +304,7 @@ func merge(files []string, docs []*Document, diags *Diagnostics) *Fabric {
 		fab.Hosts = append(fab.Hosts, s.Hosts...)
 		fab.Links = append(fab.Links, s.Links...)
 	}
+	checkNames(fab, diags)
 	checkUniqueNames(fab, diags)
 	checkSecrets(fab, diags)
 	return fab
