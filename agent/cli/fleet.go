@@ -11,7 +11,6 @@ import (
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/compliance"
-	"github.com/rocefab/rocefab/validators/lint"
 )
 
 // deviceFlags are shared by every command that contacts devices. Turning
@@ -126,7 +125,7 @@ func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
 
 // loadIntent validates intent paths, printing diagnostics on failure.
 func (a *app) loadIntent(paths []string) (*intent.Resolved, error) {
-	res, diags := lint.Validate(a.renderers, paths...)
+	res, diags := a.validate(paths...)
 	if diags.HasErrors() {
 		printDiagnostics(a, diags)
 		return nil, exitWith(ExitFailure)

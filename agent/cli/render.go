@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/validators/lint"
 )
 
 func init() { register(newRenderCommand) }
@@ -48,7 +47,7 @@ gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 		if *outDir == "" {
 			return usageErr("render needs --out-dir DIR")
 		}
-		res, diags := lint.Validate(a.renderers, args...)
+		res, diags := a.validate(args...)
 		if diags.HasErrors() {
 			printDiagnostics(a, diags)
 			return exitWith(ExitFailure)

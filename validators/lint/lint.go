@@ -16,7 +16,12 @@ const minMTUForActive4096 = 4200
 // Validate loads, resolves and lints intent files in one go. The resolved
 // fabric is nil only when nothing could be read.
 func Validate(reg *renderers.Registry, paths ...string) (*intent.Resolved, intent.Diagnostics) {
-	fab, diags := intent.Load(paths...)
+	return ValidateWith(reg, intent.DefaultLimits(), paths...)
+}
+
+// ValidateWith is Validate within the loader's limits lim.
+func ValidateWith(reg *renderers.Registry, lim intent.Limits, paths ...string) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.LoadWith(lim, paths...)
 	if fab == nil {
 		return nil, diags
 	}
@@ -25,7 +30,12 @@ func Validate(reg *renderers.Registry, paths ...string) (*intent.Resolved, inten
 
 // ValidateBytes is Validate for an intent held in memory.
 func ValidateBytes(reg *renderers.Registry, name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
-	fab, diags := intent.LoadBytes(name, data)
+	return ValidateBytesWith(reg, intent.DefaultLimits(), name, data)
+}
+
+// ValidateBytesWith is ValidateBytes within lim.
+func ValidateBytesWith(reg *renderers.Registry, lim intent.Limits, name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.LoadBytesWith(lim, name, data)
 	return finish(reg, fab, diags)
 }
 
