@@ -96,3 +96,25 @@ func TestIntentLimitFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderStaysInOutDir: a switch named ../../../ESCAPED-render is
+// refused before anything is written (RF016), and nothing appears outside
+// --out-dir.
+func TestRenderStaysInOutDir(t *testing.T) {
+	base := t.TempDir()
+	outDir := filepath.Join(base, "a", "b", "c", "out")
+	code, out, errOut := runCLI(t, "", "render", filepath.Join(examplesDir, "broken", "RF016.yaml"), "--out-dir", outDir)
+	if code != ExitFailure || !strings.Contains(errOut, `RF016 error spec.switches[0].name: switch name "../../../ESCAPED-render" contains the path separator '/'`) {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	var found []string
+	_ = filepath.Walk(base, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			found = append(found, path)
+		}
+		return nil
+	})
+	if len(found) > 0 {
+		t.Fatalf("render wrote %v", found)
+	}
+}
