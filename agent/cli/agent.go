@@ -182,6 +182,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		Shard: spec, CountersInterval: dur("counters.interval"), ShutdownTimeout: dur("shutdown-timeout"),
 	}
 	cfg.IncludeHosts = v.GetBool("agent.hosts.include")
+	cfg.IntentLimits, _ = a.intentLimits()
 	eng := engine.New(a.renderers, a.drivers, a.newFleetHosts(nil, nil), engine.Options{
 		Insecure: a.flagOnly("insecure"), SSHAcceptNew: a.flagOnly("ssh-accept-new"),
 		Timeout: v.GetDuration("timeout"), Retries: v.GetInt("retries"), Parallelism: v.GetInt("parallelism"),
@@ -212,7 +213,8 @@ func (a *app) agentSource(stateDir string) (intentsrc.Source, error) {
 		if len(paths) == 0 {
 			return nil, usageErr("no intent: give a folder (rocefab agent PATH, --intent) or a repository (--git-url)")
 		}
-		return intentsrc.Folder{Paths: paths}, nil
+		lim, _ := a.intentLimits() // checked in setup
+		return intentsrc.Folder{Paths: paths, Limits: lim}, nil
 	}
 	auth := intentsrc.GitAuth{Username: a.agentString("git.username"), SSHKeyFile: a.agentString("git.ssh-key-file"),
 		KnownHosts: v.GetStringSlice("agent.git.known-hosts"), InsecureIgnoreHostKey: a.flagOnly("git-insecure-ignore-host-key")}

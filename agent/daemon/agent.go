@@ -17,6 +17,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
+	"github.com/rocefab/rocefab/internal/safefile"
 )
 
 // HistoryFile is the name of the history database in the state directory.
@@ -323,7 +324,7 @@ func (a *Agent) prune() {
 	for _, r := range removed {
 		if r.Kind == history.KindApply {
 			// The engine's report and snapshots of an apply this agent made.
-			_ = os.RemoveAll(filepath.Join(a.cfg.StateDir, "runs", filepath.Base(r.ID)))
+			_ = safefile.RemoveAll(a.cfg.StateDir, filepath.Join("runs", r.ID))
 		}
 	}
 	if len(removed) > 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/notify"
 	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
@@ -60,6 +61,9 @@ type Config struct {
 	// ShutdownTimeout bounds waiting for runs and notifications on stop
 	// (default 30s).
 	ShutdownTimeout time.Duration
+	// IntentLimits bound what the loader reads of each revision (zero
+	// fields: intent.DefaultLimits); a revision over them is refused.
+	IntentLimits intent.Limits
 	// Webhook, when set and Deps.Notifier is nil, is the webhook the agent
 	// notifies compliance changes to (its deliveries are counted in
 	// rocefab_webhook_notifications_total).
