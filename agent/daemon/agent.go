@@ -138,7 +138,9 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 		}
 		a.deps.Notifier = wh
 	}
-	a.srv = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: zap.NewStdLog(a.log)}
+	h := cfg.HTTP
+	a.srv = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: h.ReadHeaderTimeout, ReadTimeout: h.ReadTimeout,
+		WriteTimeout: h.WriteTimeout, IdleTimeout: h.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes, ErrorLog: zap.NewStdLog(a.log)}
 	return a, nil
 }
 
