@@ -119,6 +119,7 @@ func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
 		Parallelism:  a.v.GetInt("parallelism"),
 		Progress:     newProgress(a.stderr),
 		LastApplied:  engine.RunStore{Dir: a.stateDir(f)}.LastApplied(),
+		Secrets:      a.resolveSecret,
 		Logger:       a.log,
 	})
 }

@@ -19,11 +19,14 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/drivers"
 	driversall "github.com/rocefab/rocefab/drivers/all"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/all"
+	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 
@@ -37,6 +40,10 @@ type app struct {
 	log            *zap.Logger
 	renderers      *renderers.Registry
 	drivers        *drivers.Registry
+	// secrets are the secret values this invocation resolved (device
+	// passwords, tokens); stdout, stderr and the logs are passed through
+	// it, a second line of defence behind the drivers' own redaction.
+	secrets *secret.Redactor
 	// unsafe holds the verification-disabling flags given on this command
 	// line. They are read from the flag only: never from ROCEFAB_*
 	// variables or the config file, so nothing but an explicit flag turns
@@ -64,8 +71,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	secrets := &secret.Redactor{}
+	stdout, stderr = secrets.Writer(stdout), secrets.Writer(stderr)
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, v: viper.New(), log: zap.NewNop(),
-		renderers: all.Renderers(), drivers: driversall.Drivers()}
+		renderers: all.Renderers(), drivers: driversall.Drivers(), secrets: secrets}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -213,6 +222,14 @@ func closest(name string, known []string) string {
 		}
 	}
 	return ""
+}
+
+// resolveSecret resolves a device's credentials, as the engine does, and
+// remembers the password so nothing this invocation prints can show it.
+func (a *app) resolveSecret(c compliance.Connection) (drivers.Credentials, error) {
+	creds, err := engine.ResolveSecret(c)
+	a.secrets.Add(creds.Password)
+	return creds, err
 }
 
 // sizeFlag writes a default size the way the flag takes it.
