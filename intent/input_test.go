@@ -118,15 +118,18 @@ func TestLoaderReadsRegularFilesOnly(t *testing.T) {
 		})
 	}
 
-	// A link to a regular file inside the folder is read.
-	dir := writeFiles(t, map[string]string{"real/fabric.yml": oneSwitch})
-	if err := os.Symlink("real/fabric.yml", filepath.Join(dir, "fabric.yaml")); err != nil {
+	// A link to a regular file inside the folder is read, through the
+	// folder (a hidden folder is not read on its own).
+	dir := writeFiles(t, map[string]string{".shared/fabric.yml": oneSwitch})
+	if err := os.Symlink(".shared/fabric.yml", filepath.Join(dir, "fabric.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	if _, diags := loadGuarded(t, Limits{}, filepath.Join(dir, "fabric.yaml")); len(diags) > 0 {
-		t.Fatalf("a link named on the command line: %v", diagStrings(diags))
+	for _, p := range []string{dir, filepath.Join(dir, "fabric.yaml")} {
+		if fab, diags := loadGuarded(t, Limits{}, p); len(diags) > 0 || len(fab.Switches) != 1 {
+			t.Fatalf("%s with a link inside: %v", p, diagStrings(diags))
+		}
 	}
-	if files, err := InputFiles(dir); err != nil || len(files) != 2 {
+	if files, err := InputFiles(dir); err != nil || len(files) != 1 {
 		t.Fatalf("InputFiles of a folder with an inner link: %v, %v", files, err)
 	}
 }
