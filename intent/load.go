@@ -48,7 +48,6 @@ func LoadWith(lim Limits, paths ...string) (*Fabric, Diagnostics) {
 	var diags Diagnostics
 	var files []inputFile
 	read := map[string]bool{}
-	refused := 0
 	for _, p := range paths {
 		found, bad, err := listInput(p)
 		if err != nil {
@@ -56,7 +55,6 @@ func LoadWith(lim Limits, paths ...string) (*Fabric, Diagnostics) {
 		}
 		for _, err := range bad {
 			diags.Errorf(Loc{File: p}, CodeNoInput, "%v", inputMessage(err))
-			refused++
 		}
 		for _, f := range found {
 			// A file named twice (a directory and a file in it) is read
