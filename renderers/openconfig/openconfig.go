@@ -244,6 +244,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	lagMode := map[string]string{}
 	var lags []string
 	var trunks []string // interfaces whose trunk-vlans rocefab sets
+	isTrunk := map[string]bool{}
 	switched := false
 	for _, port := range sw.Ports {
 		if !PortPattern.MatchString(port.Name) {
@@ -282,7 +283,8 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			if port.Mode == "trunk" {
 				out[sv+"/config/interface-mode"] = devcfg.String("TRUNK")
 				out[sv+"/config/trunk-vlans"] = devcfg.JSON([]int{vlan})
-				if t := cmp.Or(port.LAG, port.Name); !slices.Contains(trunks, t) {
+				if t := cmp.Or(port.LAG, port.Name); !isTrunk[t] { // a set: a scan per port was quadratic
+					isTrunk[t] = true
 					trunks = append(trunks, t)
 				}
 			} else {

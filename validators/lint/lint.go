@@ -17,7 +17,12 @@ const minMTUForActive4096 = 4200
 // Validate loads, resolves and lints intent files in one go. The resolved
 // fabric is nil only when nothing could be read.
 func Validate(reg *renderers.Registry, paths ...string) (*intent.Resolved, intent.Diagnostics) {
-	fab, diags := intent.Load(paths...)
+	return ValidateWith(reg, intent.DefaultLimits(), paths...)
+}
+
+// ValidateWith is Validate within the loader's limits lim.
+func ValidateWith(reg *renderers.Registry, lim intent.Limits, paths ...string) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.LoadWith(lim, paths...)
 	if fab == nil {
 		return nil, diags
 	}
@@ -26,7 +31,12 @@ func Validate(reg *renderers.Registry, paths ...string) (*intent.Resolved, inten
 
 // ValidateBytes is Validate for an intent held in memory.
 func ValidateBytes(reg *renderers.Registry, name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
-	fab, diags := intent.LoadBytes(name, data)
+	return ValidateBytesWith(reg, intent.DefaultLimits(), name, data)
+}
+
+// ValidateBytesWith is ValidateBytes within lim.
+func ValidateBytesWith(reg *renderers.Registry, lim intent.Limits, name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.LoadBytesWith(lim, name, data)
 	return finish(reg, fab, diags)
 }
 
@@ -387,6 +397,21 @@ func (c *checker) addresses() {
 
 func (c *checker) cabling() {
 	cabled := make(map[string]intent.Loc, 2*len(c.r.Links))
+	// The RoCE ports of each switch by name, made when a link first needs
+	// them: a scan per link end was quadratic on switches with thousands of
+	// ports.
+	roce := map[*intent.Switch]map[string]bool{}
+	isRoCEPort := func(sw *intent.Switch, port string) bool {
+		names, ok := roce[sw]
+		if !ok {
+			names = make(map[string]bool, len(sw.Ports))
+			for _, p := range sw.Ports {
+				names[p.Name] = true
+			}
+			roce[sw] = names
+		}
+		return names[port]
+	}
 	mark := func(e intent.Endpoint, at intent.Loc) {
 		key := e.String()
 		if prev, dup := cabled[key]; dup {
@@ -407,7 +432,7 @@ func (c *checker) cabling() {
 			if sw == nil {
 				continue
 			}
-			if _, ok := sw.Port(e.Port); !ok {
+			if !isRoCEPort(sw, e.Port) {
 				c.errorf(l.At, CodeLinkNotRoCEPort, "link %s – %s: %s is not one of %s's RoCE ports (add it under ports)", l.A, l.B, e.Port, sw.Name)
 			}
 		}
