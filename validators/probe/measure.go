@@ -80,7 +80,9 @@ type Measurements struct {
 	IntentMTU      int         `json:"intentMTU"`
 	IPOverhead     int         `json:"ipOverhead"` // IP+UDP header bytes (28 or 48)
 	MTUProbes      []SizeProbe `json:"mtuProbes,omitempty"`
-	ElapsedMillis  int64       `json:"elapsedMillis"`
+	// MTUError says why the MTU sweep did not run or could not finish.
+	MTUError      string `json:"mtuError,omitempty"`
+	ElapsedMillis int64  `json:"elapsedMillis"`
 	// Port is the UDP port probed; 0 in reports from before it was
 	// recorded means the RoCEv2 default.
 	Port uint16 `json:"port,omitempty"`

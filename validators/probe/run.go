@@ -102,8 +102,7 @@ func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Pol
 	}
 
 	// 1. Handshake: a stats Begin, retried until the connect timeout.
-	per := min(250*time.Millisecond, pol.ConnectTimeout)
-	_, beginErr := s.exchangeStats(ctx, statsBegin, max(1, int(pol.ConnectTimeout/per)), per)
+	_, beginErr := s.connect(ctx)
 	s.mu.Lock()
 	m.Reachable = s.anyReply
 	s.mu.Unlock()
@@ -298,9 +297,23 @@ func SweepLadder(hostMTU int) []int { return sweepLadder(hostMTU) }
 func (e *Endpoint) sweep(ctx context.Context, target netip.Addr, pol Policy, pw *transport.PcapWriter, m *Measurements) {
 	s, err := e.newSession(target, pol, 2048, pw)
 	if err != nil {
+		m.MTUError = err.Error()
 		return
 	}
 	defer s.close()
+	// The sweep's QP is new to this run but not to the responder: every
+	// `probe run` process numbers its QPs from QPMin, so the responder still
+	// holds the expected PSN the previous run's sweep left on this QP. A
+	// session that skipped the Begin started at a random PSN that lay behind
+	// that stale ePSN half the time; its SENDs were then duplicates to the
+	// responder, ACKed with the stale PSN and ignored here, and every forward
+	// size looked lost ("path MTU 108", the data packets' size), while READs,
+	// which a responder re-executes, passed. The Begin sets the responder's
+	// ePSN to this session's first PSN, as connection setup does on an RC QP.
+	if _, err := s.connect(ctx); err != nil && !s.answered() {
+		m.MTUError = "the MTU sweep's session got no answer to its handshake: " + err.Error()
+		return
+	}
 	ov := wire.IPOverhead(target)
 	// Search rounds wait a multiple of the RTT; a size is only declared
 	// lost after a confirmation round that waits the full reply timeout, so

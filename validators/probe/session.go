@@ -385,6 +385,23 @@ func (s *session) wait(ctx context.Context, timeout time.Duration, cond func() b
 
 var errNoStats = errors.New("the responder returned no statistics")
 
+// connect is the session's connection setup: a stats Begin, retried until
+// the connect timeout, which resets the responder's state for this (peer,
+// QP) and sets its expected PSN to the Begin's. Every session sends it
+// before any request; without it the responder judges the session's PSNs
+// against whatever session used the QP number before.
+func (s *session) connect(ctx context.Context) (responderStats, error) {
+	per := min(250*time.Millisecond, s.pol.ConnectTimeout)
+	return s.exchangeStats(ctx, statsBegin, max(1, int(s.pol.ConnectTimeout/per)), per)
+}
+
+// answered reports whether anything came back on this session.
+func (s *session) answered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.anyReply
+}
+
 // exchangeStats sends a stats request and waits for the matching answer,
 // retrying with a fresh request (and PSN) each attempt.
 func (s *session) exchangeStats(ctx context.Context, kind statsKind, attempts int, per time.Duration) (responderStats, error) {
