@@ -128,6 +128,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		if m.PathMTU > 0 || m.PathMTUReverse > 0 {
 			fmt.Fprintf(&b, "  path mtu   forward %d  reverse %d  (intent %d)\n", m.PathMTU, m.PathMTUReverse, m.IntentMTU)
 		}
+		if m.MTUError != "" {
+			fmt.Fprintf(&b, "  mtu sweep  %s\n", m.MTUError)
+		}
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\nfindings\n")
