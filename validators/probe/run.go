@@ -29,7 +29,7 @@ func (p PairResult) Name() string { return p.From + " -> " + p.To }
 // run's policy must use the endpoint's P_Key and QP range (the endpoint
 // answers nothing else). A cancelled ctx returns the partial report with
 // ctx's error.
-func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (*Report, error) {
+func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (rep *Report, err error) {
 	if len(cfg.Targets) == 0 {
 		return nil, ErrNoTargets
 	}
@@ -47,6 +47,14 @@ func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (*Report, error) {
 		if pw, err = transport.NewPcapWriter(cfg.Pcap); err != nil {
 			return nil, fmt.Errorf("pcap: %w", err)
 		}
+	}
+	if cfg.HostCounters != nil {
+		finish := cfg.HostCounters.Start(ctx)
+		defer func() {
+			if rep != nil {
+				rep.HostCounters = append(rep.HostCounters, finish(context.WithoutCancel(ctx)))
+			}
+		}()
 	}
 	parallel := cfg.Parallel
 	if parallel <= 0 {

@@ -85,7 +85,7 @@ func NewHostProbe(host string, sys rdmasys.FS, stats StatsReader, netdevs []stri
 			lacks = append(lacks, "no per-priority pause, discard or ECN-mark counters in its ethtool statistics")
 		}
 		if len(lacks) > 0 {
-			missing = append(missing, nd+": "+strings.Join(lacks, "; "))
+			missing = append(missing, nd+" has "+strings.Join(lacks, " and "))
 		}
 	}
 	if len(missing) > 0 {

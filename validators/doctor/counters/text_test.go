@@ -264,7 +264,7 @@ func TestHostProbeOnAVethSaysUnavailableOnce(t *testing.T) {
 	if !cmp.Equal(nics, []string{"eth0"}) {
 		t.Fatalf("NICs towards B: %v, want [eth0]", nics)
 	}
-	want := "unavailable on this NIC: eth0: no RDMA device (so no hw_counters); no per-priority pause, discard or ECN-mark counters in its ethtool statistics"
+	want := "unavailable on this NIC: eth0 has no RDMA device (so no hw_counters) and no per-priority pause, discard or ECN-mark counters in its ethtool statistics"
 	if hp.Unavailable != want {
 		t.Fatalf("unavailable %q\nwant %q", hp.Unavailable, want)
 	}
