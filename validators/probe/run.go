@@ -78,9 +78,9 @@ func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (rep *Report, err err
 	return NewReport(results, pol), ctx.Err()
 }
 
-func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Policy, pw *transport.PcapWriter) PairResult {
+func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Policy, pw *transport.PcapWriter) (res PairResult) {
 	began := time.Now()
-	res := PairResult{From: from, To: t.label()}
+	res = PairResult{From: from, To: t.label()}
 	m := &res.Measurements
 	m.IntentMTU = pol.HostMTU
 	m.IPOverhead = wire.IPOverhead(t.Addr)

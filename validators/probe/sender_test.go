@@ -416,6 +416,11 @@ func TestSenderRateAndDuration(t *testing.T) {
 	if m := pr.Measurements; m.Sent < 150 || m.Sent > 230 || m.Received != m.Sent {
 		t.Fatalf("1000 pps for 200 ms sent %d (received %d)", m.Sent, m.Received)
 	}
+	// The pair's own time is recorded (a lower bound only: no wall-clock
+	// ceiling in tests).
+	if ms := pr.Measurements.ElapsedMillis; ms < 200 {
+		t.Fatalf("elapsed %d ms for a 200 ms data phase", ms)
+	}
 }
 
 // A responder that answers the stats exchange in a version we do not speak
