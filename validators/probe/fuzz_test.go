@@ -43,6 +43,9 @@ func FuzzParseStats(f *testing.F) {
 		switch m.Kind {
 		case statsBegin:
 			again = appendStatsRequest(nil, m.Kind, m.Token)
+			if m.HostMTU != 0 {
+				again = appendStatsBegin(nil, m.Token, m.HostMTU)
+			}
 		case statsQuery:
 			again = appendStatsQuery(nil, m.Token, m.FirstFlow)
 		case statsError:

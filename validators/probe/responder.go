@@ -58,6 +58,7 @@ type qpState struct {
 	stats    responderStats
 	flows    []*flowStat // in order of first arrival
 	lastFlow *flowStat
+	mtu      int // the requester's host MTU from its Begin; 0: the responder's own
 }
 
 // flowStat is one requester flow (UDP source port) of a QP: its counters
@@ -245,6 +246,7 @@ func (r *responder) handle(m *transport.Message, p *wire.Packet, icrcOK bool, ou
 		stats, statsErr = parseStats(p.Payload, m.Peer.Addr().String())
 		if statsErr == nil && stats.Kind == statsBegin {
 			st.reset(psn, r)
+			st.mtu = int(stats.HostMTU)
 		}
 	}
 	fl := r.flow(st, m.Peer.Port(), out.fam.pool)
@@ -358,10 +360,16 @@ func (rc *replyCtx) execute(p *wire.Packet) uint32 {
 	return 1
 }
 
-// maxReadSegment is the READ response payload that fits the responder's
-// host MTU: the probe segments at the IP MTU under test, not an IB MTU.
+// maxReadSegment is the READ response payload that fits the host MTU the
+// requester announced in its Begin, else the responder's own: the probe
+// segments at the IP MTU under test, not an IB MTU. Requester and responder
+// must agree, or they disagree on how many PSNs a READ consumes.
 func (rc *replyCtx) maxReadSegment() int {
-	seg := rc.r.ep.policy.HostMTU - wire.IPOverhead(rc.peer) - wire.BTHLen - wire.AETHLen - wire.ICRCLen
+	mtu := rc.r.ep.policy.HostMTU
+	if rc.st.mtu >= 576 {
+		mtu = rc.st.mtu
+	}
+	seg := mtu - wire.IPOverhead(rc.peer) - wire.BTHLen - wire.AETHLen - wire.ICRCLen
 	return max(256, seg&^3)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -633,5 +634,46 @@ func TestStatsPagesFitTheSmallestMTU(t *testing.T) {
 	}
 	if seen != maxFlowsPerQP {
 		t.Fatalf("pages hold %d flows, want %d", seen, maxFlowsPerQP)
+	}
+}
+
+// A Begin that carries the requester's host MTU makes the responder
+// segment that QP's READ responses at it; without one it uses its own.
+func TestResponderSegmentsReadsAtTheRequestersMTU(t *testing.T) {
+	r := newRawPeer(t, EndpointConfig{}) // the responder's own host MTU is 9000
+	read := func(psn uint32, n uint32) wire.Packet {
+		p := r.req(wire.OpRCReadRequest, psn, true)
+		p.RETH = wire.RETH{VA: 0x10, RKey: probeRKey, DMALength: n}
+		return p
+	}
+	begin := func(psn uint32, body []byte) {
+		p := r.req(wire.OpRCSendOnly, psn, true)
+		p.Payload = body
+		r.send(ect0, p)
+		r.collect()
+	}
+	sizes := func() []int {
+		var out []int
+		for _, rp := range r.collect() {
+			if op := rp.p.BTH.Opcode.Operation(); op >= wire.ReadResponseFirst && op <= wire.ReadResponseOnly {
+				out = append(out, len(rp.p.Payload))
+			}
+		}
+		return out
+	}
+	begin(100, appendStatsBegin(nil, 1, 4200))
+	r.send(ect0, read(101, 6000))
+	// 4200 - 20 (IPv4) - 8 (UDP) - 12 (BTH) - 4 (AETH) - 4 (ICRC) = 4152.
+	if got := sizes(); !slices.Equal(got, []int{4152, 1848}) {
+		t.Fatalf("READ of 6000 after a Begin at MTU 4200: segments %v", got)
+	}
+	r.qp += 2
+	begin(200, appendStatsRequest(nil, statsBegin, 2)) // no MTU: the responder's own
+	r.send(ect0, read(201, 6000))
+	if got := sizes(); !slices.Equal(got, []int{6000}) {
+		t.Fatalf("READ of 6000 after a Begin without MTU: segments %v", got)
+	}
+	if m, err := parseStats(appendStatsBegin(nil, 3, 4200), "x"); err != nil || m.Kind != statsBegin || m.HostMTU != 4200 || m.Token != 3 {
+		t.Fatalf("Begin codec: %+v %v", m, err)
 	}
 }

@@ -41,6 +41,12 @@ func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (rep *Report, err err
 		return nil, fmt.Errorf("%w: run uses P_Key 0x%04x QPs 0x%x-0x%x, endpoint 0x%04x QPs 0x%x-0x%x",
 			ErrPolicyMismatch, pol.PKey, pol.QPMin, pol.QPMax, e.policy.PKey, e.policy.QPMin, e.policy.QPMax)
 	}
+	for _, f := range e.fams {
+		if pol.HostMTU+256 > f.bufSize {
+			return nil, fmt.Errorf("%w: the run's host MTU %d is larger than this endpoint receives (%d bytes); start it (probe serve) with an intent of that MTU",
+				ErrPolicyMismatch, pol.HostMTU, f.bufSize-256)
+		}
+	}
 	var pw *transport.PcapWriter
 	if cfg.Pcap != nil {
 		var err error

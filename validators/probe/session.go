@@ -506,9 +506,14 @@ func (s *session) exchangeStats(ctx context.Context, kind statsKind, firstFlow u
 		}
 		token := rand.Uint32()
 		tokens = append(tokens, token)
-		payload := appendStatsRequest(nil, kind, token)
-		if kind == statsQuery {
+		var payload []byte
+		switch kind {
+		case statsQuery:
 			payload = appendStatsQuery(nil, token, firstFlow)
+		case statsBegin:
+			payload = appendStatsBegin(nil, token, uint16(min(s.pol.HostMTU, 0xFFFF)))
+		default:
+			payload = appendStatsRequest(nil, kind, token)
 		}
 		pkt := []wire.Packet{{BTH: wire.BTH{Opcode: wire.OpRCSendOnly, PKey: s.pol.PKey, DestQP: s.qp + 1, AckReq: true},
 			Payload: payload}}

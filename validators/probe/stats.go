@@ -17,6 +17,10 @@ import (
 //	8  u32     token, echoed in the answer
 //	12 ...     body (kind statsReply or statsError)
 //
+// A Begin may carry a body: u16, the requester's host MTU, at which the
+// responder segments this QP's READ responses (as an RC QP's path MTU is
+// agreed at connection setup); without it the responder uses its own.
+//
 // A reply body ends with an optional per-flow section (tag 'F', u16 flows
 // in total, u16 first flow of this page, u8 entries, then the entries; see
 // appendFlows). Responders that predate it send none and parsers that
@@ -153,6 +157,13 @@ func appendStatsRequest(b []byte, kind statsKind, token uint32) []byte {
 	return appendStatsHeader(b, StatsVersion, kind, token)
 }
 
+// appendStatsBegin starts a session whose READ responses are segmented at
+// hostMTU.
+func appendStatsBegin(b []byte, token uint32, hostMTU uint16) []byte {
+	b = appendStatsHeader(b, StatsVersion, statsBegin, token)
+	return binary.BigEndian.AppendUint16(b, hostMTU)
+}
+
 // appendStatsQuery asks for the counters and the per-flow page that
 // starts at firstFlow.
 func appendStatsQuery(b []byte, token uint32, firstFlow uint16) []byte {
@@ -284,6 +295,7 @@ type statsMessage struct {
 	Version   uint8
 	Token     uint32
 	FirstFlow uint16         // kind statsQuery: the per-flow page asked for
+	HostMTU   uint16         // kind statsBegin: the requester's host MTU (0: not sent)
 	Stats     responderStats // kind statsReply
 	ErrCode   uint8          // kind statsError
 	ErrArg    uint8
@@ -309,7 +321,12 @@ func parseStats(b []byte, peer string) (statsMessage, error) {
 	}
 	body := b[statsHdrLen:]
 	switch m.Kind {
-	case statsBegin, statsQuery:
+	case statsBegin:
+		if len(body) >= 2 {
+			m.HostMTU = binary.BigEndian.Uint16(body)
+		}
+		return m, nil
+	case statsQuery:
 		return m, nil
 	case statsError:
 		if len(body) < 2 {
