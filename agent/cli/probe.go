@@ -23,6 +23,7 @@ import (
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/perftest"
 	"github.com/rocefab/rocefab/validators/probe"
 	"github.com/rocefab/rocefab/validators/probe/mesh"
@@ -170,6 +171,9 @@ host, the run goes through it.`,
 		cfg := probe.RunConfig{Targets: targets, Policy: pol, From: name, Logger: a.log}
 		cfg.Endpoint = probe.DefaultEndpointConfig()
 		cfg.Endpoint.Policy, cfg.Endpoint.Name, cfg.Endpoint.Port, cfg.Endpoint.RunDir, cfg.Endpoint.Logger = pol, name, pf.port, pf.runDir(), a.log
+		var closeCounters func()
+		cfg.HostCounters, closeCounters = localHostCounters(name, targets)
+		defer closeCounters()
 		if *pcap != "" {
 			f, err := os.Create(*pcap)
 			if err != nil {
@@ -432,6 +436,9 @@ func (p *fabricProber) Probe(ctx context.Context, res *intent.Resolved, from *in
 		cfg.Endpoint.Policy, cfg.Endpoint.Name, cfg.Endpoint.RunDir, cfg.Endpoint.Logger = pol, from.Name, probeRunDir(from.Netns), p.a.log
 		var rep *probe.Report
 		err := netlink.InNamespace(from.Netns, func() error {
+			var closeCounters func()
+			cfg.HostCounters, closeCounters = localHostCounters(from.Name, targets)
+			defer closeCounters()
 			var err error
 			rep, err = probe.Run(ctx, cfg)
 			return err
@@ -458,6 +465,29 @@ func (p *fabricProber) Probe(ctx context.Context, res *intent.Resolved, from *in
 		return nil, fmt.Errorf("probe run on %s (exit %d): %v: %s", from.Name, r.ExitCode, derr, strings.TrimSpace(string(r.Stderr)))
 	}
 	return rep, nil
+}
+
+// localHostCounters reads the NICs this host uses towards the targets
+// around a probe run: their ethtool statistics and RDMA hw_counters. Call
+// it in the namespace the run uses; the function it returns closes the
+// ethtool socket.
+func localHostCounters(host string, targets []probe.Target) (*counters.HostProbe, func()) {
+	var dsts []netip.Addr
+	for _, t := range targets {
+		dsts = append(dsts, t.Addr)
+	}
+	nics, nicErr := counters.NICsFor(dsts)
+	var stats counters.StatsReader
+	eth, ethErr := counters.OpenEthtool()
+	closeFn := func() {}
+	if ethErr == nil {
+		stats, closeFn = eth, eth.Close
+	}
+	hp := counters.NewHostProbe(host, rdmasys.New(""), stats, nics)
+	if nicErr != nil {
+		hp.Unavailable = strings.TrimPrefix(hp.Unavailable+"; NIC not found: "+nicErr.Error(), "; ")
+	}
+	return hp, closeFn
 }
 
 // runPerftest runs ib_write_bw and ib_send_lat for each pair over SSH.

@@ -11,6 +11,8 @@ import (
 
 	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/probe"
 	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
@@ -76,13 +78,40 @@ func (e *hostEndpoints) close() {
 	e.byHost = map[string]*probe.Endpoint{}
 }
 
-// Probe runs one host's probes from its own endpoint (mesh.Prober).
+// Probe runs one host's probes from its own endpoint (mesh.Prober), with
+// the host's NIC counters read around the run.
 func (e *hostEndpoints) Probe(ctx context.Context, _ *intent.Resolved, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error) {
 	ep := e.byHost[from.Name]
 	if ep == nil {
 		return nil, fmt.Errorf("no probe endpoint on %s", from.Name)
 	}
-	return ep.Run(ctx, probe.RunConfig{Targets: targets, Policy: pol, From: from.Name})
+	cfg := probe.RunConfig{Targets: targets, Policy: pol, From: from.Name}
+	var stats *counters.Ethtool
+	// The NIC and the ethtool socket belong to the host's namespace.
+	err := netlink.InNamespace(from.Netns, func() error {
+		var dsts []netip.Addr
+		for _, t := range targets {
+			dsts = append(dsts, t.Addr)
+		}
+		nics, _ := counters.NICsFor(dsts)
+		var err error
+		if stats, err = counters.OpenEthtool(); err != nil {
+			stats = nil
+		}
+		var sr counters.StatsReader
+		if stats != nil {
+			sr = stats
+		}
+		cfg.HostCounters = counters.NewHostProbe(from.Name, rdmasys.New(""), sr, nics)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if stats != nil {
+		defer stats.Close()
+	}
+	return ep.Run(ctx, cfg)
 }
 
 // probeFabric probes every pair the intent's cabling gives.

@@ -2,12 +2,16 @@ package netnstest
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/vishvananda/netns"
 )
@@ -36,14 +40,17 @@ func unavailable() string {
 	return ""
 }
 
-// RequireTool skips or fails like Require when a command is not installed.
+// RequireTool skips (or, under ROCEFAB_REQUIRE_NETNS=1, fails) the test,
+// naming the tool, when a command is not on PATH: the README's test
+// command must pass on a machine with only Go installed.
 func RequireTool(t testing.TB, tool string) {
 	t.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
 		if os.Getenv("ROCEFAB_REQUIRE_NETNS") == "1" {
-			t.Fatalf("%s required but not installed", tool)
+			t.Fatalf("%s required but not installed (not on PATH)", tool)
+		} else {
+			t.Skipf("%s not installed (not on PATH); this test needs it", tool)
 		}
-		t.Skipf("%s not installed", tool)
 	}
 }
 
@@ -72,8 +79,10 @@ func New(t testing.TB, role string) *NS {
 
 func (ns *NS) remove() {
 	if out, err := exec.Command("ip", "netns", "pids", ns.Name).Output(); err == nil {
-		for _, pid := range strings.Fields(string(out)) {
-			_ = exec.Command("kill", "-9", pid).Run()
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid != os.Getpid() {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 	}
 	if out, err := exec.Command("ip", "netns", "del", ns.Name).CombinedOutput(); err != nil {
@@ -82,8 +91,10 @@ func (ns *NS) remove() {
 }
 
 // Run executes a command inside the namespace and fails the test on error.
+// A command that is not installed skips the test like RequireTool.
 func (ns *NS) Run(args ...string) string {
 	ns.t.Helper()
+	RequireTool(ns.t, args[0])
 	return run(ns.t, append([]string{"ip", "netns", "exec", ns.Name}, args...)...)
 }
 
@@ -93,8 +104,41 @@ func (ns *NS) Try(args ...string) (string, error) {
 	return string(out), err
 }
 
+// Sysctl sets a network sysctl of the namespace ("net.ipv4.ip_forward")
+// by writing /proc/sys from a thread inside it; no sysctl binary needed.
+func (ns *NS) Sysctl(t testing.TB, key, value string) {
+	t.Helper()
+	path := "/proc/sys/" + strings.ReplaceAll(key, ".", "/")
+	if err := ns.Do(func() error { return os.WriteFile(path, []byte(value), 0o644) }); err != nil {
+		t.Fatalf("netns %s: sysctl %s=%s: %v", ns.Name, key, value, err)
+	}
+}
+
+// WaitReachable pings each address from inside the namespace until it
+// answers or timeout passes (neighbour discovery, IPv6 addresses settling).
+func (ns *NS) WaitReachable(timeout time.Duration, dsts ...netip.Addr) error {
+	deadline := time.Now().Add(timeout)
+	for _, dst := range dsts {
+		for {
+			err := ns.Ping(dst, PingOptions{Timeout: 500 * time.Millisecond})
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s unreachable from netns %s: %w", dst, ns.Name, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
 // Command returns an unstarted command that runs inside the namespace.
+// Call it from the test's goroutine: a command that is not installed
+// skips the test like RequireTool.
 func (ns *NS) Command(name string, args ...string) *exec.Cmd {
+	ns.t.Helper()
+	RequireTool(ns.t, name)
 	return exec.Command("ip", append([]string{"netns", "exec", ns.Name, name}, args...)...)
 }
 

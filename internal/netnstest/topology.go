@@ -41,9 +41,9 @@ func NewLine(t testing.TB, opt LineOptions) *Line {
 	}
 	Veth(t, l.A, l.AIf, l.Router, l.RouterAIf, opt.MTUA)
 	Veth(t, l.Router, l.RouterBIf, l.B, l.BIf, opt.MTUB)
+	l.Router.Sysctl(t, "net.ipv4.ip_forward", "1")
+	l.Router.Sysctl(t, "net.ipv6.conf.all.forwarding", "1")
 	for _, cmd := range [][]string{
-		{"sysctl", "-qw", "net.ipv4.ip_forward=1"},
-		{"sysctl", "-qw", "net.ipv6.conf.all.forwarding=1"},
 		{"ip", "addr", "add", "192.0.2.254/24", "dev", l.RouterAIf},
 		{"ip", "addr", "add", "198.51.100.254/24", "dev", l.RouterBIf},
 		{"ip", "-6", "addr", "add", "2001:db8:a::fe/64", "dev", l.RouterAIf, "nodad"},
@@ -71,18 +71,8 @@ func NewLine(t testing.TB, opt LineOptions) *Line {
 // waitReachable pings across the router until neighbour discovery settles.
 func (l *Line) waitReachable(t testing.TB) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for _, dst := range []string{l.BAddr.String(), l.BAddr6.String()} {
-		for {
-			out, err := l.A.Try("ping", "-c1", "-W1", dst)
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("topology: %s unreachable from A: %v\n%s", dst, err, out)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+	if err := l.A.WaitReachable(10*time.Second, l.BAddr, l.BAddr6); err != nil {
+		t.Fatalf("topology: %v", err)
 	}
 }
 

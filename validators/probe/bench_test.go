@@ -34,7 +34,8 @@ func newBenchLine(b *testing.B) *benchLine {
 	netnstest.Require(b)
 	l := netnstest.NewLine(b, netnstest.LineOptions{})
 	pol := DefaultPolicy()
-	pol.RatePPS, pol.AckEvery, pol.PayloadSize = 0, benchAckEvery, 64
+	// One-way SENDs only, like the plain UDP baseline: no READs.
+	pol.RatePPS, pol.AckEvery, pol.PayloadSize, pol.ReadEvery = 0, benchAckEvery, 64, -1
 	// Replies must not be what limits the probe.
 	cfg := EndpointConfig{Policy: pol, ReplyPPS: -1, ReplyBytesPerSec: -1, CNPPPS: -1}
 	return &benchLine{l: l, a: nsEndpoint(b, l.A, cfg), b: nsEndpoint(b, l.B, cfg), pol: pol}
@@ -117,7 +118,9 @@ func BenchmarkThroughputVsUDP(b *testing.B) {
 			sent += w
 		}
 	}
-	probeSend := func(n int) {
+	// probeSend connects a session and sends n packets; the count and the
+	// clock start after the handshake.
+	probeSend := func(n int) (base uint64, start time.Time) {
 		pol := bl.pol
 		pol.Count = n
 		s, err := bl.a.newSession(bl.l.BAddr, pol, n, nil)
@@ -125,7 +128,12 @@ func BenchmarkThroughputVsUDP(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer s.close()
+		if _, err := s.connect(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		base, start = bl.b.Counters().Received, time.Now()
 		s.runData(context.Background())
+		return base, start
 	}
 
 	var probePPS, udpPPS []float64
@@ -133,9 +141,7 @@ func BenchmarkThroughputVsUDP(b *testing.B) {
 	b.ResetTimer()
 	// Alternate the two senders so both see the same machine state.
 	for _, half := range []int{b.N / 2, b.N - b.N/2} {
-		base := bl.b.Counters().Received
-		start := time.Now()
-		probeSend(half)
+		base, start := probeSend(half)
 		pps, got := deliveredRate(start, func() uint64 { return bl.b.Counters().Received }, base)
 		probePPS, probeGot, probeSent = append(probePPS, pps), probeGot+got, probeSent+uint64(half)
 
@@ -191,6 +197,9 @@ func BenchmarkLatencyVsUDP(b *testing.B) {
 		pol.Count, pol.AckEvery, pol.Outstanding = half, 1, 1
 		s, err := bl.a.newSession(bl.l.BAddr, pol, half, nil)
 		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.connect(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		start := time.Now()

@@ -9,6 +9,8 @@ import (
 
 	"go.uber.org/zap"
 
+	nic "github.com/rocefab/rocefab/validators/doctor/counters"
+
 	"github.com/rocefab/rocefab/validators/probe/transport"
 )
 
@@ -145,4 +147,7 @@ type RunConfig struct {
 	// its RunDir is where Run looks for one.
 	Endpoint EndpointConfig
 	Logger   *zap.Logger
+	// HostCounters, if set, reads this host's NIC counters before and
+	// after the run; the report carries the deltas.
+	HostCounters *nic.HostProbe
 }

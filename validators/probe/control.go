@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	nic "github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
 // The control socket lets `probe run` use the endpoint of a running `probe
@@ -237,8 +239,17 @@ func Run(ctx context.Context, cfg RunConfig) (*Report, error) {
 	}
 	dir := cfg.Endpoint.RunDir
 	if dir != "" {
+		// The server runs the probe; the counters are this host's either
+		// way, so they are read here, around the server's run.
+		var finish func(context.Context) nic.HostReport
+		if cfg.HostCounters != nil {
+			finish = cfg.HostCounters.Start(ctx)
+		}
 		rep, err := runViaServer(ctx, dir, cfg)
 		if !errors.Is(err, errNoServer) {
+			if rep != nil && finish != nil {
+				rep.HostCounters = append(rep.HostCounters, finish(context.WithoutCancel(ctx)))
+			}
 			return rep, err
 		}
 	}
@@ -253,8 +264,15 @@ func Run(ctx context.Context, cfg RunConfig) (*Report, error) {
 		// one that is starting a moment.
 		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
 			time.Sleep(100 * time.Millisecond)
+			var finish func(context.Context) nic.HostReport
+			if cfg.HostCounters != nil {
+				finish = cfg.HostCounters.Start(ctx)
+			}
 			rep, err := runViaServer(ctx, dir, cfg)
 			if !errors.Is(err, errNoServer) {
+				if rep != nil && finish != nil {
+					rep.HostCounters = append(rep.HostCounters, finish(context.WithoutCancel(ctx)))
+				}
 				return rep, err
 			}
 		}

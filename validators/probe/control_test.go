@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	nic "github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/probe/transport"
 )
 
@@ -70,7 +72,7 @@ func TestRunGoesThroughARunningServer(t *testing.T) {
 	var pcap bytes.Buffer
 	rep, err := Run(context.Background(), RunConfig{
 		Targets: []Target{{Name: "host-b", Addr: memB}}, Policy: pol, From: "host-a", Pcap: &pcap,
-		Endpoint: EndpointConfig{RunDir: dir, Network: noNetwork{t}},
+		Endpoint: EndpointConfig{RunDir: dir, Network: noNetwork{t}}, HostCounters: tickingNIC("host-a"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +80,8 @@ func TestRunGoesThroughARunningServer(t *testing.T) {
 	if !rep.Pass() || rep.Pairs[0].Name() != "host-a -> host-b" || rep.Pairs[0].Measurements.Received != pol.Count {
 		t.Fatalf("report via server: %s %+v", rep.Verdict, rep.Pairs[0])
 	}
+	// This host's counters are read here, around the server's run.
+	checkTicked(t, rep, "host-a")
 	// The pcap came back through the socket: a pcap header and packets.
 	if pcap.Len() < 24+100 || !bytes.Equal(pcap.Bytes()[:4], []byte{0xd4, 0xc3, 0xb2, 0xa1}) {
 		t.Fatalf("pcap via server: %d bytes", pcap.Len())
@@ -161,4 +165,50 @@ func TestServeReplacesStaleSocket(t *testing.T) {
 		t.Fatal("stale socket file missing")
 	}
 	serveMem(t, transport.NewMemFabric(), dir, fastPolicy())
+}
+
+// tickingStats is a NIC whose priority 3 pause counter rises by one on
+// every read.
+type tickingStats struct{ n uint64 }
+
+func (s *tickingStats) Stats(string) (map[string]uint64, error) {
+	s.n++
+	return map[string]uint64{"rx_prio3_pause": s.n, "rx_prio3_buf_discard": 7, "rx_bytes": s.n}, nil
+}
+
+func tickingNIC(host string) *nic.HostProbe {
+	return nic.NewHostProbe(host, rdmasys.New("/nonexistent"), &tickingStats{}, []string{"eth9"})
+}
+
+func checkTicked(t *testing.T, rep *Report, host string) {
+	t.Helper()
+	if len(rep.HostCounters) != 1 {
+		t.Fatalf("host counters %+v, want one host", rep.HostCounters)
+	}
+	hc := rep.HostCounters[0]
+	moved := hc.Moved()
+	if hc.Host != host || len(hc.Counters) != 2 || len(moved) != 1 || moved[0].Counter != "ethtool/rx_prio3_pause" || moved[0].Delta != 1 ||
+		hc.Unavailable != "unavailable on this NIC: eth9 has no RDMA device (so no hw_counters)" {
+		t.Fatalf("host counters %+v", hc)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "host counters during the probe\n  "+host+" eth9: 1 of 2 counters moved\n    unavailable on this NIC: eth9 has no RDMA device (so no hw_counters)\n    priority 3 pause frames received rose by 1 on "+host+" eth9\n") {
+		t.Fatalf("text report:\n%s", b.String())
+	}
+}
+
+func TestRunReadsHostCountersAroundItsOwnEndpoint(t *testing.T) {
+	pol := fastPolicy()
+	pol.SkipMTUSweep = true
+	f := transport.NewMemFabric()
+	memEndpoint(t, f, pol, memB)
+	rep, err := Run(context.Background(), RunConfig{
+		Targets: []Target{{Name: "host-b", Addr: memB}}, Policy: pol, From: "host-a",
+		Endpoint: EndpointConfig{Network: f.Host(memA), Listen: []netip.Addr{memA}}, HostCounters: tickingNIC("host-a"),
+	})
+	if err != nil || !rep.Pass() {
+		t.Fatal(err, rep.Findings)
+	}
+	checkTicked(t, rep, "host-a")
 }

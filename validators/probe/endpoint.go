@@ -34,6 +34,10 @@ const (
 	entropyPortMax = 65535
 )
 
+// maxJumbo is the largest L3 MTU switches offer (9216): endpoints always
+// receive packets that large.
+const maxJumbo = 9216
+
 // Counters are endpoint-wide packet counts, for operators and tests.
 type Counters struct {
 	Received           uint64 `json:"received"`
@@ -143,7 +147,10 @@ func (e *Endpoint) openFamily(a netip.Addr) (*family, error) {
 	if !a.IsUnspecified() {
 		f.local = a.Unmap()
 	}
-	f.bufSize = max(2048, e.policy.HostMTU+256)
+	// Receive whatever a jumbo path carries, not only this endpoint's own
+	// host MTU: a run with another policy (a `probe run` through a server
+	// started for 4200) must see the wire, not a truncated buffer.
+	f.bufSize = max(maxJumbo, e.policy.HostMTU) + 256
 	replyTOS := transport.TOS(e.policy.RoCEDSCP, uint8(e.policy.ECN))
 	ln, err := e.net.Listen(netip.AddrPortFrom(a, e.cfg.Port), transport.Options{TOS: replyTOS, ReadBuffer: 8 << 20})
 	if err != nil {

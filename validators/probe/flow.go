@@ -90,8 +90,8 @@ type FlowResult struct {
 	Trace      *FlowTrace    `json:"trace,omitempty"`
 	Measured   *Measurements `json:"measured,omitempty"`
 	// MTU is the check with packets of the host MTU.
-	MTU     *FlowMTU  `json:"mtu,omitempty"`
-	HopLoss []HopLoss `json:"hopLoss,omitempty"`
+	MTU     *FlowMTUCheck `json:"mtu,omitempty"`
+	HopLoss []HopLoss     `json:"hopLoss,omitempty"`
 	// StartedMillis is when the flow began, from the start of the run.
 	StartedMillis int64 `json:"startedMillis"`
 	ElapsedMillis int64 `json:"elapsedMillis"`
@@ -134,8 +134,8 @@ type TraceHop struct {
 // Answered reports whether the hop answered.
 func (h TraceHop) Answered() bool { return h.From.IsValid() }
 
-// FlowMTU is the check with packets of the host MTU on the flow's 5-tuple.
-type FlowMTU struct {
+// FlowMTUCheck is the check with packets of the host MTU on the flow's 5-tuple.
+type FlowMTUCheck struct {
 	Size     int `json:"size"` // IP packet size
 	Sent     int `json:"sent"`
 	Received int `json:"received"` // as the responder counted them
@@ -360,7 +360,7 @@ func (f *flow) do(ctx context.Context) {
 	// A stats Begin resets the responder's state for this QP, so the
 	// trace's probes are acknowledged with their own PSNs.
 	per := min(250*time.Millisecond, pol.ConnectTimeout)
-	_, beginErr := s.exchangeStats(ctx, statsBegin, max(1, int(pol.ConnectTimeout/per)), per)
+	_, beginErr := s.exchangeStats(ctx, statsBegin, 0, max(1, int(pol.ConnectTimeout/per)), per)
 	if f.spec.Trace && f.icmp != nil {
 		f.trace(ctx)
 	}
@@ -378,7 +378,7 @@ func (f *flow) do(ctx context.Context) {
 	if beginErr != nil {
 		attempts = max(1, int(pol.ConnectTimeout/per))
 	}
-	_, beginErr = s.exchangeStats(ctx, statsBegin, attempts, per)
+	_, beginErr = s.exchangeStats(ctx, statsBegin, 0, attempts, per)
 	s.mu.Lock()
 	m.Reachable = s.anyReply
 	s.rev = revStats{} // the trace's replies are not the data phase's
@@ -393,7 +393,7 @@ func (f *flow) do(ctx context.Context) {
 	s.giveUp()
 	st, statsErr := responderStats{}, beginErr
 	if beginErr == nil || errors.Is(beginErr, errNoStats) {
-		st, statsErr = s.exchangeStats(ctx, statsQuery, 5, max(100*time.Millisecond, pol.ReplyTimeout/2))
+		st, statsErr = s.queryStats(ctx, 5, max(100*time.Millisecond, pol.ReplyTimeout/2))
 	}
 	s.fill(m, st, statsErr)
 	if statsErr == nil && ctx.Err() == nil {
@@ -590,11 +590,11 @@ func (f *flow) mtu(ctx context.Context, before responderStats, retry bool) {
 	s.transmit(pkts, recs)
 	s.wait(ctx, f.pol.ReplyTimeout, func() bool { return s.inflight <= 0 })
 	s.giveUp()
-	after, err := s.exchangeStats(ctx, statsQuery, 5, max(100*time.Millisecond, f.pol.ReplyTimeout/2))
+	after, err := s.queryStats(ctx, 5, max(100*time.Millisecond, f.pol.ReplyTimeout/2))
 	if err != nil {
 		return
 	}
-	f.res.MTU = &FlowMTU{Size: int(recs[0].ipSize), Sent: len(pkts), Received: int(after.Received - before.Received)}
+	f.res.MTU = &FlowMTUCheck{Size: int(recs[0].ipSize), Sent: len(pkts), Received: int(after.Received - before.Received)}
 	if f.res.MTU.Received == 0 && retry {
 		// None arrived: once more, so random loss is not read as a black
 		// hole.

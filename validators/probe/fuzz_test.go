@@ -14,8 +14,10 @@ import (
 // re-encode to a message that decodes to the same thing.
 func FuzzParseStats(f *testing.F) {
 	// Seeds in testdata/fuzz/FuzzParseStats: every message kind as the
-	// probe sends it, a reply with DSCP counters, a data SEND, a future
-	// version, truncations and an out-of-range DSCP.
+	// probe sends it, a reply with DSCP counters, replies with a per-flow
+	// page (whole, truncated, past its total, a later release's section), a
+	// Query for a later page, a data SEND, a future version, truncations and
+	// an out-of-range DSCP.
 	f.Fuzz(func(t *testing.T, b []byte, peer string) {
 		m, err := parseStats(b, peer)
 		if !isStatsPayload(b) {
@@ -39,8 +41,13 @@ func FuzzParseStats(f *testing.F) {
 		}
 		var again []byte
 		switch m.Kind {
-		case statsBegin, statsQuery:
+		case statsBegin:
 			again = appendStatsRequest(nil, m.Kind, m.Token)
+			if m.HostMTU != 0 {
+				again = appendStatsBegin(nil, m.Token, m.HostMTU)
+			}
+		case statsQuery:
+			again = appendStatsQuery(nil, m.Token, m.FirstFlow)
 		case statsError:
 			again = appendStatsError(nil, m.Token, m.ErrCode, m.ErrArg)
 		case statsReply:

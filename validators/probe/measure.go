@@ -5,6 +5,58 @@ import (
 	"slices"
 )
 
+// PacketKind is the kind of packet a measurement or finding is about.
+type PacketKind string
+
+// Packet kinds. Forward packets are data (SEND and READ requests); the
+// reverse direction carries ACKs, READ responses and CNPs.
+const (
+	KindData         PacketKind = "data"
+	KindACK          PacketKind = "ACK"
+	KindReadResponse PacketKind = "READ response"
+	KindCNP          PacketKind = "CNP"
+)
+
+// plural names packets of the kind in a sentence: "3.1% of ACKs lost".
+func (k PacketKind) plural() string {
+	switch k {
+	case KindData:
+		return "data packets"
+	case "":
+		return "replies"
+	}
+	return string(k) + "s"
+}
+
+// FlowStats is what one flow (one UDP source port) carried of one kind of
+// packet in one direction. Forward flows are named by the sender's source
+// ports, reverse flows by the responder's.
+type FlowStats struct {
+	SrcPort      uint16        `json:"srcPort"`
+	Kind         PacketKind    `json:"kind"`
+	Sent         int           `json:"sent"`
+	Received     int           `json:"received"`
+	ICRCErrors   int           `json:"icrcErrors,omitempty"`
+	DSCPReceived map[uint8]int `json:"dscpReceived"`
+	ECNReceived  map[ECN]int   `json:"ecnReceived"`
+}
+
+// FlowMTU is the MTU sweep's result on one flow in one direction.
+type FlowMTU struct {
+	Direction string `json:"direction"`
+	// SrcPort is the flow's UDP source port: the sender's forward, the
+	// responder's reverse (0: no reply on this flow ever arrived).
+	SrcPort uint16 `json:"srcPort"`
+	// PathMTU is the largest IP packet that crossed on this flow.
+	PathMTU int `json:"pathMTU"`
+	// Lost is the smallest size above PathMTU that did not cross (0: none).
+	Lost int `json:"lost,omitempty"`
+	// Confirmed: Lost was lost again in a confirmation round that waited
+	// the full reply timeout while PathMTU crossed in the same round, on the
+	// same flow. Only a confirmed loss is a black hole.
+	Confirmed bool `json:"confirmed,omitempty"`
+}
+
 // Direction is what one direction of a pair carried: forward is requests
 // (sender → responder, as the responder reported them through the stats
 // exchange), reverse is ACKs and READ responses coming back.
@@ -21,6 +73,12 @@ type Direction struct {
 	ECNReceived  map[ECN]int   `json:"ecnReceived"`
 	CEMarked     int           `json:"ceMarked"`
 	CEFraction   float64       `json:"ceFraction"`
+	// PerFlow breaks the direction down by flow and packet kind (reverse:
+	// ACK, READ response and CNP; CNPs are not in the aggregates above).
+	PerFlow []FlowStats `json:"perFlow,omitempty"`
+	// FlowsComplete: both ends' per-flow counts are known, so per-flow loss
+	// can be judged (the responder reported its flows).
+	FlowsComplete bool `json:"flowsComplete,omitempty"`
 }
 
 // RTT summarises round-trip times in microseconds.
@@ -39,11 +97,16 @@ type RTT struct {
 }
 
 // SizeProbe is one MTU sweep point: whether IP packets of this size crossed
-// in a direction (forward: SENDs; reverse: READ responses).
+// in a direction (forward: SENDs; reverse: READ responses) on every flow it
+// was tried on.
 type SizeProbe struct {
 	Size      int    `json:"size"`
 	Direction string `json:"direction"`
 	Passed    bool   `json:"passed"`
+	// Flows is how many flows carried the size; LostOn names those it
+	// never crossed on by UDP source port (0: a reverse flow never seen).
+	Flows  int      `json:"flows,omitempty"`
+	LostOn []uint16 `json:"lostOn,omitempty"`
 }
 
 // Measurements is everything measured for one pair. The embedded Direction
@@ -80,7 +143,11 @@ type Measurements struct {
 	IntentMTU      int         `json:"intentMTU"`
 	IPOverhead     int         `json:"ipOverhead"` // IP+UDP header bytes (28 or 48)
 	MTUProbes      []SizeProbe `json:"mtuProbes,omitempty"`
-	ElapsedMillis  int64       `json:"elapsedMillis"`
+	// MTUByFlow is the sweep's result per flow and direction.
+	MTUByFlow []FlowMTU `json:"mtuByFlow,omitempty"`
+	// MTUError says why the MTU sweep did not run or could not finish.
+	MTUError      string `json:"mtuError,omitempty"`
+	ElapsedMillis int64  `json:"elapsedMillis"`
 	// Port is the UDP port probed; 0 in reports from before it was
 	// recorded means the RoCEv2 default.
 	Port uint16 `json:"port,omitempty"`

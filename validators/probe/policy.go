@@ -87,8 +87,12 @@ type Policy struct {
 	RatePPS     int           `json:"ratePPS"`     // 0: as fast as the socket allows
 	PayloadSize int           `json:"payloadSize"` // bytes of SEND payload in the data phase
 	AckEvery    int           `json:"ackEvery"`    // AckReq on every Nth data packet
-	Outstanding int           `json:"outstanding"` // AckReq packets in flight at most; 0: no limit
-	Flows       int           `json:"flows"`       // UDP source ports to spread packets over
+	// ReadEvery makes every Nth data packet an RDMA READ of PayloadSize
+	// bytes instead of a SEND, so READ responses are measured as well as
+	// ACKs (0: every 8th; negative: SENDs only).
+	ReadEvery   int `json:"readEvery,omitempty"`
+	Outstanding int `json:"outstanding"` // AckReq packets in flight at most; 0: no limit
+	Flows       int `json:"flows"`       // UDP source ports to spread packets over
 
 	// MaxLossPercent is the loss an ecn-only (lossy) class may show before
 	// the verdict fails; lossless profiles allow none.
@@ -106,7 +110,7 @@ func DefaultPolicy() Policy {
 	return Policy{
 		RoCEDSCP: DefaultRoCEDSCP, CNPDSCP: DefaultCNPDSCP, ECN: ECT0, HostMTU: DefaultHostMTU,
 		Profile: ProfileDCQCN, PKey: DefaultPKey, QPMin: DefaultQPMin, QPMax: DefaultQPMax,
-		Count: 1000, RatePPS: 1000, PayloadSize: 64, AckEvery: 1, Flows: 8,
+		Count: 1000, RatePPS: 1000, PayloadSize: 64, AckEvery: 1, ReadEvery: 8, Flows: 8,
 		MaxLossPercent: 0.1, ConnectTimeout: 2 * time.Second, ReplyTimeout: 500 * time.Millisecond,
 	}
 }
@@ -138,6 +142,9 @@ func (p Policy) withDefaults() Policy {
 	}
 	if p.AckEvery == 0 {
 		p.AckEvery = d.AckEvery
+	}
+	if p.ReadEvery == 0 {
+		p.ReadEvery = d.ReadEvery
 	}
 	if p.Flows == 0 {
 		p.Flows = d.Flows

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	nic "github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
 // SchemaVersion identifies the JSON report shape. Fields may be added within
@@ -20,6 +22,9 @@ type Report struct {
 	Policy        ReportPolicy `json:"policy"`
 	Pairs         []PairResult `json:"pairs"`
 	Findings      []Finding    `json:"findings"`
+	// HostCounters are the sending hosts' NIC counters around the run:
+	// per-priority pause, discards and ECN marks, the RoCE hw_counters.
+	HostCounters []nic.HostReport `json:"hostCounters,omitempty"`
 }
 
 // ReportPolicy is the part of the policy a reader needs to judge findings.
@@ -128,6 +133,17 @@ func (r *Report) WriteText(w io.Writer) error {
 		if m.PathMTU > 0 || m.PathMTUReverse > 0 {
 			fmt.Fprintf(&b, "  path mtu   forward %d  reverse %d  (intent %d)\n", m.PathMTU, m.PathMTUReverse, m.IntentMTU)
 		}
+		if m.MTUError != "" {
+			fmt.Fprintf(&b, "  mtu sweep  %s\n", m.MTUError)
+		}
+	}
+	if len(r.HostCounters) > 0 {
+		b.WriteString("\nhost counters during the probe\n")
+		for _, hc := range r.HostCounters {
+			for _, line := range hostCounterLines(hc) {
+				fmt.Fprintf(&b, "  %s\n", line)
+			}
+		}
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\nfindings\n")
@@ -137,6 +153,34 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// hostCounterLines says what one host's NIC counters did: a header naming
+// what was read, then one sentence per counter that moved.
+func hostCounterLines(hc nic.HostReport) []string {
+	if len(hc.Counters) == 0 && hc.Unavailable != "" {
+		return []string{hc.Host + ": " + hc.Unavailable}
+	}
+	what := strings.Join(append(slices.Clone(hc.NICs), hc.Ports...), ", ")
+	head := fmt.Sprintf("%s %s:", hc.Host, what)
+	moved := hc.Moved()
+	switch {
+	case len(moved) == 0:
+		head += fmt.Sprintf(" none of %d lossless counters moved", len(hc.Counters))
+	default:
+		head += fmt.Sprintf(" %d of %d counters moved", len(moved), len(hc.Counters))
+	}
+	lines := []string{head}
+	if hc.Unavailable != "" {
+		lines = append(lines, "  "+hc.Unavailable)
+	}
+	for _, c := range moved {
+		lines = append(lines, "  "+c.Message(""))
+	}
+	for _, e := range hc.Errors {
+		lines = append(lines, "  not read: "+e)
+	}
+	return lines
 }
 
 func writeDirText(b *strings.Builder, name string, d Direction, known bool) {
@@ -185,6 +229,18 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			histOrDash(m.DSCPReceived), histOrDash(m.Reverse.DSCPReceived),
 			histOrDash(m.ECNReceived), histOrDash(m.Reverse.ECNReceived),
 			pct(100*max(m.CEFraction, m.Reverse.CEFraction)), m.CNPsReceived, m.PathMTU, m.PathMTUReverse)
+	}
+	if len(r.HostCounters) > 0 {
+		b.WriteString("\n### Host counters during the probe\n\n")
+		for _, hc := range r.HostCounters {
+			for i, line := range hostCounterLines(hc) {
+				if i == 0 {
+					fmt.Fprintf(&b, "- %s\n", mdEscape(line))
+				} else {
+					fmt.Fprintf(&b, "  - %s\n", mdEscape(strings.TrimSpace(line)))
+				}
+			}
+		}
 	}
 	if len(r.Findings) > 0 {
 		b.WriteString("\n### Findings\n\n| Severity | Code | Pair | Finding | Measured | Expected |\n|---|---|---|---|---|---|\n")

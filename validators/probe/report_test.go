@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/internal/golden"
+	nic "github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
 // sampleReport has a clean pair, a faulty one and an unreachable one.
@@ -17,15 +18,34 @@ func sampleReport() *Report {
 	bad := cleanPair()
 	m := &bad.Measurements
 	m.DSCPReceived = map[uint8]int{8: 300}
+	remark(8, flowsOf(m.PerFlow, KindData)...)
 	m.Received, m.LossPercent = 290, percent(10, 300)
+	lose(flowsOf(m.PerFlow, KindData)[0], 10)
+	allCE(m)
 	m.ECNReceived = map[ECN]int{CE: 290}
-	m.CEMarked, m.CEFraction, m.CNPsSent, m.CNPsReceived, m.CNPDSCPReceived = 290, 1, 290, 290, map[uint8]int{48: 290}
+	m.CNPsSent, m.CNPsReceived, m.CNPDSCPReceived = 290, 290, map[uint8]int{48: 290}
 	m.PathMTU, m.PathMTUReverse = 1500, 1500
-	m.MTUProbes = []SizeProbe{{1280, "forward", true}, {1500, "forward", true}, {2048, "forward", false},
-		{1280, "reverse", true}, {1500, "reverse", true}, {2048, "reverse", false}}
+	for i := range m.MTUByFlow {
+		m.MTUByFlow[i].PathMTU, m.MTUByFlow[i].Lost, m.MTUByFlow[i].Confirmed = 1500, 1504, true
+	}
+	m.MTUProbes = []SizeProbe{{Size: 1280, Direction: "forward", Passed: true, Flows: 4}, {Size: 1500, Direction: "forward", Passed: true, Flows: 4},
+		{Size: 1504, Direction: "forward", Flows: 4, LostOn: fwdPorts}, {Size: 2048, Direction: "forward", Flows: 4, LostOn: fwdPorts},
+		{Size: 1280, Direction: "reverse", Passed: true, Flows: 4}, {Size: 1500, Direction: "reverse", Passed: true, Flows: 4},
+		{Size: 1504, Direction: "reverse", Flows: 4, LostOn: revPorts}, {Size: 2048, Direction: "reverse", Flows: 4, LostOn: revPorts}}
 	gone := PairResult{From: "host-a", To: "host-d", Measurements: Measurements{
 		Error: "no probe responder answered at 198.51.100.9:4791 within 2s", IntentMTU: 9000, IPOverhead: 28}}
-	return NewReport([]PairResult{clean, bad, gone}, DefaultPolicy())
+	rep := NewReport([]PairResult{clean, bad, gone}, DefaultPolicy())
+	k := func(port, counter string) nic.Key { return nic.Key{Device: "host-a", Port: port, Counter: counter} }
+	rep.HostCounters = []nic.HostReport{
+		{Host: "host-a", NICs: []string{"ens1f0np0"}, Ports: []string{"mlx5_0/1"}, Counters: []nic.Change{
+			{Key: k("ens1f0np0", "ethtool/rx_prio3_pause"), Label: "priority 3 pause frames received", Kind: nic.KindCongestion, Before: 10, After: 1214, Delta: 1204},
+			{Key: k("ens1f0np0", "ethtool/rx_prio3_buf_discard"), Label: "priority 3 packets discarded for lack of receive buffer (rx_prio3_buf_discard)", Kind: nic.KindError, Before: 0, After: 0},
+			{Key: k("mlx5_0/1", "hw_counters/np_cnp_sent"), Label: "CNPs sent (np_cnp_sent)", Kind: nic.KindCongestion, Before: 5, After: 295, Delta: 290},
+		}},
+		{Host: "host-e", NICs: []string{"eth0"}, Counters: []nic.Change{},
+			Unavailable: "unavailable on this NIC: eth0 has no RDMA device (so no hw_counters) and no per-priority pause, discard or ECN-mark counters in its ethtool statistics"},
+	}
+	return rep
 }
 
 func TestReportGolden(t *testing.T) {
@@ -78,7 +98,7 @@ func TestReportJSONShape(t *testing.T) {
 		}
 	}
 	f := doc["findings"].([]any)[0].(map[string]any)
-	for _, k := range []string{"code", "severity", "pair", "measurement", "expected", "message"} {
+	for _, k := range []string{"code", "severity", "pair", "direction", "packetKind", "flows", "flowsTotal", "measurement", "expected", "message"} {
 		if _, ok := f[k]; !ok {
 			t.Errorf("finding lacks %q", k)
 		}

@@ -30,11 +30,12 @@ type responder struct {
 	maxPeers int
 	seed     maphash.Seed
 
-	mu         sync.Mutex
-	states     map[stateKey]*qpState
-	replies    tokenBucket
-	replyBytes tokenBucket
-	cnps       tokenBucket
+	mu           sync.Mutex
+	states       map[stateKey]*qpState
+	flowsTracked int // flowStats held by all states
+	replies      tokenBucket
+	replyBytes   tokenBucket
+	cnps         tokenBucket
 }
 
 type stateKey struct {
@@ -53,9 +54,28 @@ type qpState struct {
 	highest  uint32
 	seen     [seenWindow / 64]uint64
 	lastUsed time.Time
-	conn     int // index of the entropy socket this flow's replies use
+	conn     int // entropy socket of replies to flows without state of their own
 	stats    responderStats
+	flows    []*flowStat // in order of first arrival
+	lastFlow *flowStat
+	mtu      int // the requester's host MTU from its Begin; 0: the responder's own
 }
+
+// flowStat is one requester flow (UDP source port) of a QP: its counters
+// and the entropy socket its replies leave from. Each flow of a QP gets the
+// next socket, so the replies of a sender's k flows take k reverse paths
+// through an ECMP fabric, as the requests do forward.
+type flowStat struct {
+	fr   flowReport
+	conn int
+}
+
+// Per-flow state is bounded: per QP by the most flows a policy may use,
+// per endpoint so a spoofed flood cannot grow it without limit.
+const (
+	maxFlowsPerQP   = 256
+	maxTrackedFlows = 16384
+)
 
 func rate(v int) float64 {
 	if v < 0 {
@@ -94,17 +114,57 @@ func (r *responder) state(key stateKey, psn uint32, now time.Time, pool int) *qp
 	return st
 }
 
-func (r *responder) evictOldest() {
+// evictOldest drops the least recently used state other than keep.
+func (r *responder) evictOldest(keep ...*qpState) {
 	var oldest *qpState
 	for _, st := range r.states {
-		if oldest == nil || st.lastUsed.Before(oldest.lastUsed) {
+		if (len(keep) == 0 || st != keep[0]) && (oldest == nil || st.lastUsed.Before(oldest.lastUsed)) {
 			oldest = st
 		}
 	}
 	if oldest != nil {
+		r.flowsTracked -= len(oldest.flows)
 		delete(r.states, oldest.key)
 		r.ep.ctr.statesEvicted.Add(1)
 	}
+}
+
+// findFlow returns the state of the requester flow from port, if any.
+func (st *qpState) findFlow(port uint16) *flowStat {
+	if f := st.lastFlow; f != nil && f.fr.Port == port {
+		return f
+	}
+	for _, f := range st.flows {
+		if f.fr.Port == port {
+			st.lastFlow = f
+			return f
+		}
+	}
+	return nil
+}
+
+// flow returns the state of the requester flow from port, creating it
+// with the QP's next reply socket; nil means the budget is spent and the
+// flow is counted in the QP's totals only.
+func (r *responder) flow(st *qpState, port uint16, pool []transport.Conn) *flowStat {
+	if f := st.findFlow(port); f != nil {
+		return f
+	}
+	if len(st.flows) >= maxFlowsPerQP {
+		return nil
+	}
+	if r.flowsTracked >= maxTrackedFlows {
+		r.evictOldest(st)
+		if r.flowsTracked >= maxTrackedFlows {
+			return nil
+		}
+	}
+	conn := (st.conn + len(st.flows)) % len(pool)
+	f := &flowStat{conn: conn, fr: flowReport{Port: port, ReplyPort: pool[conn].LocalAddr().Port()}}
+	st.flows = append(st.flows, f)
+	st.lastFlow = f
+	r.flowsTracked++
+	return f
 }
 
 // reset starts the QP afresh with psn as the next expected PSN (a stats
@@ -114,6 +174,8 @@ func (st *qpState) reset(psn uint32, r *responder) {
 	st.highest = (psn - 1) & psnMask
 	st.seen = [seenWindow / 64]uint64{}
 	st.stats = responderStats{ReplyTOS: r.replyTOS, CNPTOS: r.cnpTOS}
+	r.flowsTracked -= len(st.flows)
+	st.flows, st.lastFlow = nil, nil
 }
 
 type arrival uint8
@@ -168,11 +230,13 @@ func (r *responder) handle(m *transport.Message, p *wire.Packet, icrcOK bool, ou
 		// create state.
 		if st := r.states[key]; st != nil {
 			st.stats.ICRCErrors++
+			if f := st.findFlow(m.Peer.Port()); f != nil {
+				f.fr.ICRCErrors++
+			}
 		}
 		return
 	}
 	st := r.state(key, p.BTH.PSN, now, len(out.fam.pool))
-	rc := replyCtx{r: r, st: st, out: out, peer: m.Peer.Addr(), local: m.Local, now: now}
 	psn := p.BTH.PSN
 
 	var stats statsMessage
@@ -182,7 +246,13 @@ func (r *responder) handle(m *transport.Message, p *wire.Packet, icrcOK bool, ou
 		stats, statsErr = parseStats(p.Payload, m.Peer.Addr().String())
 		if statsErr == nil && stats.Kind == statsBegin {
 			st.reset(psn, r)
+			st.mtu = int(stats.HostMTU)
 		}
+	}
+	fl := r.flow(st, m.Peer.Port(), out.fam.pool)
+	rc := replyCtx{r: r, st: st, fl: fl, conn: st.conn, out: out, peer: m.Peer.Addr(), local: m.Local, now: now}
+	if fl != nil {
+		rc.conn = fl.conn
 	}
 
 	dscp, ecn := transport.SplitTOS(m.TOS)
@@ -208,6 +278,11 @@ func (r *responder) handle(m *transport.Message, p *wire.Packet, icrcOK bool, ou
 				st.stats.CE++
 			}
 			st.stats.MaxSize = max(st.stats.MaxSize, uint16(min(len(m.Payload()), 0xFFFF)))
+			if fl != nil {
+				fl.fr.Received++
+				fl.fr.DSCP[dscp]++
+				fl.fr.ECN[ecn]++
+			}
 		}
 	}
 	rc.data = !isStats
@@ -245,6 +320,8 @@ func (r *responder) handle(m *transport.Message, p *wire.Packet, icrcOK bool, ou
 type replyCtx struct {
 	r           *responder
 	st          *qpState
+	fl          *flowStat // the requester flow, nil when not tracked
+	conn        int       // the entropy socket replies leave from
 	out         *replyBatch
 	peer, local netip.Addr
 	now         time.Time
@@ -283,10 +360,16 @@ func (rc *replyCtx) execute(p *wire.Packet) uint32 {
 	return 1
 }
 
-// maxReadSegment is the READ response payload that fits the responder's
-// host MTU: the probe segments at the IP MTU under test, not an IB MTU.
+// maxReadSegment is the READ response payload that fits the host MTU the
+// requester announced in its Begin, else the responder's own: the probe
+// segments at the IP MTU under test, not an IB MTU. Requester and responder
+// must agree, or they disagree on how many PSNs a READ consumes.
 func (rc *replyCtx) maxReadSegment() int {
-	seg := rc.r.ep.policy.HostMTU - wire.IPOverhead(rc.peer) - wire.BTHLen - wire.AETHLen - wire.ICRCLen
+	mtu := rc.r.ep.policy.HostMTU
+	if rc.st.mtu >= 576 {
+		mtu = rc.st.mtu
+	}
+	seg := mtu - wire.IPOverhead(rc.peer) - wire.BTHLen - wire.AETHLen - wire.ICRCLen
 	return max(256, seg&^3)
 }
 
@@ -314,7 +397,7 @@ func (rc *replyCtx) readResponses(psn uint32, reth wire.RETH) uint32 {
 		if op != wire.OpRCReadResponseMiddle {
 			p.AETH = wire.AETH{Syndrome: wire.AckCreditsInvalid, MSN: rc.st.msn}
 		}
-		rc.send(replyData, &p, func(b []byte) []byte { return appendReadPattern(b, reth.VA+uint64(off), size) })
+		rc.send(replyRead, &p, func(b []byte) []byte { return appendReadPattern(b, reth.VA+uint64(off), size) })
 		off += size
 	}
 	return uint32(n)
@@ -332,7 +415,7 @@ func appendReadPattern(b []byte, va uint64, n int) []byte {
 func (rc *replyCtx) ack(psn uint32) {
 	p := wire.Packet{BTH: wire.BTH{Opcode: wire.OpRCAcknowledge, PKey: rc.r.pkey, DestQP: rc.st.key.qp - 1, PSN: psn},
 		AETH: wire.AETH{Syndrome: wire.AckCreditsInvalid, MSN: rc.st.msn}}
-	rc.send(replyData, &p, nil)
+	rc.send(replyACK, &p, nil)
 }
 
 func (rc *replyCtx) nak(syndrome uint8, psn uint32) {
@@ -363,6 +446,7 @@ func (rc *replyCtx) statsAnswer(req statsMessage, err error) {
 	case req.Kind == statsBegin || req.Kind == statsQuery:
 		snapshot := st.stats
 		snapshot.Token = req.Token
+		st.flowPage(&snapshot, int(req.FirstFlow))
 		body = func(b []byte) []byte { return appendStatsReply(b, &snapshot) }
 	default:
 		body = func(b []byte) []byte { return appendStatsError(b, req.Token, statsErrKind, uint8(req.Kind)) }
@@ -370,18 +454,52 @@ func (rc *replyCtx) statsAnswer(req statsMessage, err error) {
 	rc.send(replyStats, &p, body)
 }
 
+// flowPage fills s's per-flow section with the flows from first on that
+// fit one stats reply.
+func (st *qpState) flowPage(s *responderStats, first int) {
+	first = min(first, len(st.flows))
+	// What is left of a packet that fits any path once the counters are in.
+	budget := statsReplyMax - wire.BTHLen - wire.ICRCLen - len(appendStatsReply(nil, s)) - flowsHdrLen
+	s.HasFlows, s.FlowsTotal, s.FlowsFirst = true, uint16(len(st.flows)), uint16(first)
+	for _, f := range st.flows[first:] {
+		n := f.fr.encodedLen()
+		if len(s.Flows) > 0 && (n > budget || len(s.Flows) == 255) {
+			break
+		}
+		budget -= n
+		s.Flows = append(s.Flows, f.fr)
+	}
+}
+
 type replyKind uint8
 
 const (
-	replyData  replyKind = iota // ACK or READ response to a request
+	replyACK   replyKind = iota // ACK to a request
+	replyRead                   // READ response
 	replyNAK                    // NAK
 	replyStats                  // stats SEND
 	replyCNP
 )
 
+// sentIndex is where a reply of kind counts in flowReport.Sent; -1: not
+// counted per flow (stats SENDs, ACKs to stats requests).
+func sentIndex(kind replyKind, data bool) int {
+	switch {
+	case kind == replyCNP:
+		return sentCNP
+	case kind == replyNAK:
+		return sentNAK
+	case kind == replyACK && data:
+		return sentACK
+	case kind == replyRead && data:
+		return sentRead
+	}
+	return -1
+}
+
 // send rate-limits and queues one reply. Replies go to the requester's
-// RoCEv2 port from an entropy port chosen per (peer, QP), so one flow keeps
-// one path and its packets stay in order.
+// RoCEv2 port from the entropy port of the request's flow, so one flow
+// keeps one path and its packets stay in order.
 func (rc *replyCtx) send(kind replyKind, p *wire.Packet, payload func([]byte) []byte) {
 	r, st := rc.r, rc.st
 	if kind == replyCNP {
@@ -399,8 +517,8 @@ func (rc *replyCtx) send(kind replyKind, p *wire.Packet, payload func([]byte) []
 	if kind == replyCNP {
 		tos = r.cnpTOS
 	}
-	n, ok := rc.out.add(st.conn, netip.AddrPortFrom(rc.peer, r.ep.cfg.Port), rc.local, tos, p, payload,
-		replyMeta{conn: st.conn, st: st, kind: kind, data: rc.data})
+	n, ok := rc.out.add(rc.conn, netip.AddrPortFrom(rc.peer, r.ep.cfg.Port), rc.local, tos, p, payload,
+		replyMeta{conn: rc.conn, st: st, fl: rc.fl, kind: kind, data: rc.data})
 	if !ok {
 		return
 	}
@@ -411,11 +529,14 @@ func (rc *replyCtx) send(kind replyKind, p *wire.Packet, payload func([]byte) []
 		r.ep.ctr.repliesRateLimited.Add(1)
 		return
 	}
+	if i := sentIndex(kind, rc.data); i >= 0 && rc.fl != nil {
+		rc.fl.fr.Sent[i]++
+	}
 	switch kind {
 	case replyCNP:
 		st.stats.CNPsSent++
 		r.ep.ctr.cnpsSent.Add(1)
-	case replyData:
+	case replyACK, replyRead:
 		if rc.data {
 			st.stats.RepliesSent++
 		}
@@ -434,20 +555,19 @@ type replyBatch struct {
 	n       int
 	h       wire.Hasher
 	scratch []byte // payload under construction
-	byConn  []transport.Message
 }
 
 type replyMeta struct {
 	conn int
 	st   *qpState
+	fl   *flowStat
 	kind replyKind
 	data bool
 }
 
 func newReplyBatch(e *Endpoint, f *family) *replyBatch {
 	b := &replyBatch{e: e, fam: f, msgs: make([]transport.Message, transport.MaxBatch),
-		meta: make([]replyMeta, transport.MaxBatch), scratch: make([]byte, 0, f.bufSize),
-		byConn: make([]transport.Message, 0, transport.MaxBatch)}
+		meta: make([]replyMeta, transport.MaxBatch), scratch: make([]byte, 0, f.bufSize)}
 	for i := range b.msgs {
 		b.msgs[i].Buf = make([]byte, 0, f.bufSize)
 	}
@@ -481,8 +601,11 @@ func (b *replyBatch) add(conn int, dst netip.AddrPort, src netip.Addr, tos uint8
 // drop removes the slot add just filled.
 func (b *replyBatch) drop() { b.n-- }
 
-// flush sends the queued replies, one WriteBatch per entropy socket, and
-// books send failures (e.g. a READ response larger than the local link).
+// flush sends the queued replies in the order they were queued, one
+// WriteBatch per run of replies from the same entropy socket, and books
+// send failures (e.g. a READ response larger than the local link). The
+// order matters: a stats answer must not overtake the ACKs queued before
+// it on another socket, or the sender would count those ACKs as lost.
 // locked says whether the caller holds the responder lock.
 func (b *replyBatch) flush(locked bool) {
 	if b.n == 0 {
@@ -490,32 +613,20 @@ func (b *replyBatch) flush(locked bool) {
 	}
 	var failed [transport.MaxBatch]int
 	nf := 0
-	for c := range b.fam.pool {
-		var idx [transport.MaxBatch]int
-		k := 0
-		for i := range b.n {
-			if b.meta[i].conn == c {
-				idx[k] = i
-				k++
-			}
+	for i := 0; i < b.n; {
+		j := i + 1
+		for j < b.n && b.meta[j].conn == b.meta[i].conn {
+			j++
 		}
-		if k == 0 {
-			continue
-		}
-		ms := b.msgs[:b.n]
-		if k != b.n {
-			ms = b.byConn[:0]
-			for _, i := range idx[:k] {
-				ms = append(ms, b.msgs[i])
-			}
-		}
-		_, err := b.fam.pool[c].WriteBatch(ms)
-		for j := range k {
-			if err != nil || ms[j].Err != nil {
-				failed[nf] = idx[j]
+		ms := b.msgs[i:j]
+		_, err := b.fam.pool[b.meta[i].conn].WriteBatch(ms)
+		for k := range ms {
+			if err != nil || ms[k].Err != nil {
+				failed[nf] = i + k
 				nf++
 			}
 		}
+		i = j
 	}
 	if nf > 0 {
 		r := b.e.resp
@@ -526,8 +637,11 @@ func (b *replyBatch) flush(locked bool) {
 			meta := b.meta[i]
 			b.e.ctr.sendErrors.Add(1)
 			meta.st.stats.ReplySendErrors++
-			if meta.kind == replyData && meta.data && meta.st.stats.RepliesSent > 0 {
+			if (meta.kind == replyACK || meta.kind == replyRead) && meta.data && meta.st.stats.RepliesSent > 0 {
 				meta.st.stats.RepliesSent--
+			}
+			if k := sentIndex(meta.kind, meta.data); k >= 0 && meta.fl != nil && meta.fl.fr.Sent[k] > 0 {
+				meta.fl.fr.Sent[k]--
 			}
 		}
 		if !locked {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"net/netip"
+	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -553,9 +555,33 @@ func TestStatsCodec(t *testing.T) {
 	in.DSCP[0], in.DSCP[26], in.DSCP[63] = 1, 300, 2
 	in.ECN = [4]uint32{1, 2, 3, 4}
 	m, err := parseStats(appendStatsReply(nil, &in), "responder x")
-	if err != nil || m.Stats != in {
+	if err != nil || !reflect.DeepEqual(m.Stats, in) {
 		t.Fatalf("round trip\n got  %+v\n want %+v\n err %v", m.Stats, in, err)
 	}
+	// The per-flow section round-trips; a truncated one, or one listing
+	// flows past its total, is refused.
+	in.HasFlows, in.FlowsTotal, in.FlowsFirst = true, 5, 2
+	in.Flows = []flowReport{{Port: 49153, ReplyPort: 50001, Received: 9, ICRCErrors: 1, Sent: [sentKinds]uint32{1, 2, 3, 4}}, {Port: 49154}}
+	in.Flows[0].DSCP[26], in.Flows[0].DSCP[8], in.Flows[0].ECN = 7, 2, [4]uint32{0, 0, 8, 1}
+	withFlows := appendStatsReply(nil, &in)
+	if m, err := parseStats(withFlows, "x"); err != nil || !reflect.DeepEqual(m.Stats, in) {
+		t.Fatalf("per-flow round trip\n got  %+v\n want %+v\n err %v", m.Stats, in, err)
+	}
+	if _, err := parseStats(withFlows[:len(withFlows)-3], "x"); err == nil {
+		t.Error("truncated per-flow section accepted")
+	}
+	in.FlowsTotal = 3
+	if _, err := parseStats(appendStatsReply(nil, &in), "x"); err == nil {
+		t.Error("flows 2-3 of 3 accepted")
+	}
+	in.HasFlows, in.FlowsTotal, in.FlowsFirst, in.Flows = false, 0, 0, nil
+	if m, err := parseStats(append(appendStatsReply(nil, &in), 'Z', 0, 1), "x"); err != nil || m.Stats.HasFlows {
+		t.Errorf("a later release's section: %+v %v", m.Stats, err)
+	}
+	if m, err := parseStats(appendStatsQuery(nil, 4, 300), "x"); err != nil || m.Kind != statsQuery || m.FirstFlow != 300 || m.Token != 4 {
+		t.Errorf("query for page 300: %+v %v", m, err)
+	}
+
 	// A reply in a version we do not speak is refused by name.
 	b := appendStatsReply(nil, &in)
 	b[4] = 2
@@ -573,5 +599,81 @@ func TestStatsCodec(t *testing.T) {
 	}
 	if _, err := parseStats([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, "x"); !errors.Is(err, errNotStats) {
 		t.Errorf("data payload taken for stats: %v", err)
+	}
+}
+
+// Every page of a QP's flows fits a 1280-byte IPv6 packet, however many
+// DSCPs the counters hold, and the pages add up to all flows.
+func TestStatsPagesFitTheSmallestMTU(t *testing.T) {
+	st := &qpState{}
+	for i := range maxFlowsPerQP {
+		f := &flowStat{fr: flowReport{Port: uint16(49152 + i), ReplyPort: uint16(50000 + i%8), Received: 1000}}
+		for d := range 64 {
+			f.fr.DSCP[d] = 1 // the worst case: every DSCP on every flow
+		}
+		st.flows = append(st.flows, f)
+	}
+	var base responderStats
+	for d := range 64 {
+		base.DSCP[d] = 5
+	}
+	seen := 0
+	for first := 0; first < len(st.flows); {
+		s := base
+		st.flowPage(&s, first)
+		b := appendStatsReply(nil, &s)
+		if n := len(b) + wire.BTHLen + wire.ICRCLen + 48; n > 1280 {
+			t.Fatalf("page from flow %d: a %d-byte IPv6 packet", first, n)
+		}
+		m, err := parseStats(b, "x")
+		if err != nil || int(m.Stats.FlowsFirst) != first || int(m.Stats.FlowsTotal) != maxFlowsPerQP || len(m.Stats.Flows) == 0 {
+			t.Fatalf("page from flow %d: %v first %d total %d flows %d", first, err, m.Stats.FlowsFirst, m.Stats.FlowsTotal, len(m.Stats.Flows))
+		}
+		seen += len(m.Stats.Flows)
+		first += len(m.Stats.Flows)
+	}
+	if seen != maxFlowsPerQP {
+		t.Fatalf("pages hold %d flows, want %d", seen, maxFlowsPerQP)
+	}
+}
+
+// A Begin that carries the requester's host MTU makes the responder
+// segment that QP's READ responses at it; without one it uses its own.
+func TestResponderSegmentsReadsAtTheRequestersMTU(t *testing.T) {
+	r := newRawPeer(t, EndpointConfig{}) // the responder's own host MTU is 9000
+	read := func(psn uint32, n uint32) wire.Packet {
+		p := r.req(wire.OpRCReadRequest, psn, true)
+		p.RETH = wire.RETH{VA: 0x10, RKey: probeRKey, DMALength: n}
+		return p
+	}
+	begin := func(psn uint32, body []byte) {
+		p := r.req(wire.OpRCSendOnly, psn, true)
+		p.Payload = body
+		r.send(ect0, p)
+		r.collect()
+	}
+	sizes := func() []int {
+		var out []int
+		for _, rp := range r.collect() {
+			if op := rp.p.BTH.Opcode.Operation(); op >= wire.ReadResponseFirst && op <= wire.ReadResponseOnly {
+				out = append(out, len(rp.p.Payload))
+			}
+		}
+		return out
+	}
+	begin(100, appendStatsBegin(nil, 1, 4200))
+	r.send(ect0, read(101, 6000))
+	// 4200 - 20 (IPv4) - 8 (UDP) - 12 (BTH) - 4 (AETH) - 4 (ICRC) = 4152.
+	if got := sizes(); !slices.Equal(got, []int{4152, 1848}) {
+		t.Fatalf("READ of 6000 after a Begin at MTU 4200: segments %v", got)
+	}
+	r.qp += 2
+	begin(200, appendStatsRequest(nil, statsBegin, 2)) // no MTU: the responder's own
+	r.send(ect0, read(201, 6000))
+	if got := sizes(); !slices.Equal(got, []int{6000}) {
+		t.Fatalf("READ of 6000 after a Begin without MTU: segments %v", got)
+	}
+	if m, err := parseStats(appendStatsBegin(nil, 3, 4200), "x"); err != nil || m.Kind != statsBegin || m.HostMTU != 4200 || m.Token != 3 {
+		t.Fatalf("Begin codec: %+v %v", m, err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -31,7 +29,7 @@ func (p PairResult) Name() string { return p.From + " -> " + p.To }
 // run's policy must use the endpoint's P_Key and QP range (the endpoint
 // answers nothing else). A cancelled ctx returns the partial report with
 // ctx's error.
-func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (*Report, error) {
+func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (rep *Report, err error) {
 	if len(cfg.Targets) == 0 {
 		return nil, ErrNoTargets
 	}
@@ -43,12 +41,26 @@ func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (*Report, error) {
 		return nil, fmt.Errorf("%w: run uses P_Key 0x%04x QPs 0x%x-0x%x, endpoint 0x%04x QPs 0x%x-0x%x",
 			ErrPolicyMismatch, pol.PKey, pol.QPMin, pol.QPMax, e.policy.PKey, e.policy.QPMin, e.policy.QPMax)
 	}
+	for _, f := range e.fams {
+		if pol.HostMTU+256 > f.bufSize {
+			return nil, fmt.Errorf("%w: the run's host MTU %d is larger than this endpoint receives (%d bytes); start it (probe serve) with an intent of that MTU",
+				ErrPolicyMismatch, pol.HostMTU, f.bufSize-256)
+		}
+	}
 	var pw *transport.PcapWriter
 	if cfg.Pcap != nil {
 		var err error
 		if pw, err = transport.NewPcapWriter(cfg.Pcap); err != nil {
 			return nil, fmt.Errorf("pcap: %w", err)
 		}
+	}
+	if cfg.HostCounters != nil {
+		finish := cfg.HostCounters.Start(ctx)
+		defer func() {
+			if rep != nil {
+				rep.HostCounters = append(rep.HostCounters, finish(context.WithoutCancel(ctx)))
+			}
+		}()
 	}
 	parallel := cfg.Parallel
 	if parallel <= 0 {
@@ -72,9 +84,9 @@ func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (*Report, error) {
 	return NewReport(results, pol), ctx.Err()
 }
 
-func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Policy, pw *transport.PcapWriter) PairResult {
+func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Policy, pw *transport.PcapWriter) (res PairResult) {
 	began := time.Now()
-	res := PairResult{From: from, To: t.label()}
+	res = PairResult{From: from, To: t.label()}
 	m := &res.Measurements
 	m.IntentMTU = pol.HostMTU
 	m.IPOverhead = wire.IPOverhead(t.Addr)
@@ -102,8 +114,7 @@ func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Pol
 	}
 
 	// 1. Handshake: a stats Begin, retried until the connect timeout.
-	per := min(250*time.Millisecond, pol.ConnectTimeout)
-	_, beginErr := s.exchangeStats(ctx, statsBegin, max(1, int(pol.ConnectTimeout/per)), per)
+	_, beginErr := s.connect(ctx)
 	s.mu.Lock()
 	m.Reachable = s.anyReply
 	s.mu.Unlock()
@@ -120,7 +131,7 @@ func (e *Endpoint) probePair(ctx context.Context, from string, t Target, pol Pol
 	// 3. What did the responder see?
 	st, statsErr := responderStats{}, beginErr
 	if beginErr == nil || errors.Is(beginErr, errNoStats) {
-		st, statsErr = s.exchangeStats(ctx, statsQuery, 5, max(100*time.Millisecond, pol.ReplyTimeout/2))
+		st, statsErr = s.queryStats(ctx, 5, max(100*time.Millisecond, pol.ReplyTimeout/2))
 	}
 	s.fill(m, st, statsErr)
 
@@ -140,6 +151,8 @@ func (s *session) runData(ctx context.Context) {
 		payload[i] = byte(i)
 	}
 	ipSize := int32(wire.IPOverhead(s.peer) + wire.BTHLen + len(payload) + wire.PadLen(len(payload)) + wire.ICRCLen)
+	readLen := p.PayloadSize
+	readSize := int32(wire.IPOverhead(s.peer) + wire.BTHLen + wire.AETHLen + readLen + wire.PadLen(readLen) + wire.ICRCLen)
 	total := p.Count
 	var deadline time.Time
 	if p.Duration > 0 {
@@ -158,6 +171,7 @@ func (s *session) runData(ctx context.Context) {
 	}
 	pkts := make([]wire.Packet, transport.MaxBatch)
 	recs := make([]sendRec, transport.MaxBatch)
+	onFlow := make([]int, s.flows) // packets sent on each flow, so every flow carries READs
 	next := time.Now()
 	for sent := 0; sent < total; {
 		if ctx.Err() != nil || s.ep.closed.Load() || (!deadline.IsZero() && time.Now().After(deadline)) {
@@ -167,13 +181,23 @@ func (s *session) runData(ctx context.Context) {
 		if p.Outstanding > 0 {
 			k = min(k, s.waitRoom(ctx, p.Outstanding, p.ReplyTimeout))
 		}
+		flow := s.flow % s.flows
+		s.flow++
 		for j := range k {
 			i := sent + j
 			ackReq := (i+1)%p.AckEvery == 0 || i == total-1
+			onFlow[flow]++
+			if p.ReadEvery > 0 && onFlow[flow]%p.ReadEvery == 0 {
+				// A READ is always answered, so it is always awaited.
+				pkts[j] = wire.Packet{BTH: wire.BTH{Opcode: wire.OpRCReadRequest, PKey: p.PKey, DestQP: s.qp + 1, AckReq: true},
+					RETH: wire.RETH{VA: uint64(i) << 16, RKey: probeRKey, DMALength: uint32(readLen)}}
+				recs[j] = sendRec{kind: recDataRead, ackReq: true, ipSize: readSize, readLen: int32(readLen)}
+				continue
+			}
 			pkts[j] = wire.Packet{BTH: wire.BTH{Opcode: wire.OpRCSendOnly, PKey: p.PKey, DestQP: s.qp + 1, AckReq: ackReq}, Payload: payload}
 			recs[j] = sendRec{kind: recData, ackReq: ackReq, ipSize: ipSize}
 		}
-		s.transmit(pkts[:k], recs[:k])
+		s.transmitOn(flow, pkts[:k], recs[:k])
 		sent += k
 		if interval > 0 {
 			next = next.Add(interval)
@@ -209,12 +233,14 @@ func (s *session) fill(m *Measurements, st responderStats, statsErr error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sent, ackReqs, acked := 0, 0, 0
+	var sentOn [maxFlowsPerQP]int
 	for off := s.n - min(s.n, uint32(len(s.ring))); off < s.n; off++ {
 		r := &s.ring[off&uint32(len(s.ring)-1)]
-		if r.kind != recData || r.sendErr {
+		if (r.kind != recData && r.kind != recDataRead) || r.sendErr {
 			continue
 		}
 		sent++
+		sentOn[r.flow]++
 		if r.ackReq {
 			ackReqs++
 			if r.acked {
@@ -240,6 +266,12 @@ func (s *session) fill(m *Measurements, st responderStats, statsErr error) {
 	if s.rev.cnps > 0 {
 		m.CNPDSCPReceived = dscpHist(s.rev.cnpDSCP[:])
 	}
+	var flows []flowReport
+	if statsErr == nil && st.HasFlows && flowsAddUp(st) {
+		flows = st.Flows
+	}
+	m.PerFlow, m.FlowsComplete = s.forwardFlows(sentOn[:s.flows], flows)
+	rv.PerFlow, rv.FlowsComplete = s.reverseFlows(flows)
 	if statsErr != nil {
 		// Without the responder's view only round-trip figures are known.
 		m.StatsError = statsErr.Error()
@@ -265,178 +297,96 @@ func (s *session) fill(m *Measurements, st responderStats, statsErr error) {
 	m.RepliesRateLimited = int(st.RepliesRateLimited)
 }
 
+// flowsAddUp reports whether the responder's flows account for all it
+// counted. A responder out of per-flow budget tracks some flows in its
+// totals only; per flow, those would look entirely lost.
+func flowsAddUp(st responderStats) bool {
+	var rx, replies uint32
+	for i := range st.Flows {
+		rx += st.Flows[i].Received
+		replies += st.Flows[i].Sent[sentACK] + st.Flows[i].Sent[sentRead]
+	}
+	return rx == st.Received && replies == st.RepliesSent
+}
+
+// forwardFlows is the forward direction per flow: what each of this
+// session's entropy sockets sent, and what the responder received from
+// it. Without the responder's flows only the sent counts are known and no
+// flow is listed. Caller holds s.mu.
+func (s *session) forwardFlows(sentOn []int, flows []flowReport) ([]FlowStats, bool) {
+	if flows == nil {
+		return nil, false
+	}
+	var out []FlowStats
+	for i, n := range sentOn {
+		port := s.flowPort(i)
+		fs := FlowStats{SrcPort: port, Kind: KindData, Sent: n, DSCPReceived: map[uint8]int{}, ECNReceived: map[ECN]int{}}
+		for j := range flows {
+			if f := &flows[j]; f.Port == port {
+				fs.Received, fs.ICRCErrors = int(f.Received), int(f.ICRCErrors)
+				fs.DSCPReceived, fs.ECNReceived = dscpHist(u32s(f.DSCP[:])), ecnHist(u32s(f.ECN[:]))
+			}
+		}
+		if fs.Sent > 0 || fs.Received > 0 {
+			out = append(out, fs)
+		}
+	}
+	return out, true
+}
+
+// reverseFlows is the reverse direction per responder source port and
+// kind: what arrived here, and with the responder's flows what it sent
+// (a reverse flow whose every packet was lost is known only from those).
+// Caller holds s.mu.
+func (s *session) reverseFlows(flows []flowReport) ([]FlowStats, bool) {
+	type key struct {
+		port uint16
+		kind int
+	}
+	sentBy := map[key]int{}
+	for i := range flows {
+		f := &flows[i]
+		sentBy[key{f.ReplyPort, revACK}] += int(f.Sent[sentACK])
+		sentBy[key{f.ReplyPort, revRead}] += int(f.Sent[sentRead])
+		sentBy[key{f.ReplyPort, revCNP}] += int(f.Sent[sentCNP])
+	}
+	var ports []uint16
+	for _, f := range s.rev.flows {
+		ports = append(ports, f.port)
+	}
+	for k := range sentBy {
+		if !slices.Contains(ports, k.port) {
+			ports = append(ports, k.port)
+		}
+	}
+	slices.Sort(ports)
+	var out []FlowStats
+	for kind := range revKinds {
+		for _, port := range ports {
+			fs := FlowStats{SrcPort: port, Kind: revKindNames[kind], Sent: sentBy[key{port, kind}],
+				DSCPReceived: map[uint8]int{}, ECNReceived: map[ECN]int{}}
+			for _, f := range s.rev.flows {
+				if f.port == port {
+					k := &f.kinds[kind]
+					fs.Received, fs.ICRCErrors = k.received, k.icrcErrors
+					fs.DSCPReceived, fs.ECNReceived = dscpHist(k.dscp[:]), ecnHist(k.ecn[:])
+				}
+			}
+			if flows == nil {
+				fs.Sent = fs.Received // unknown: never read as loss
+			}
+			if fs.Sent > 0 || fs.Received > 0 || fs.ICRCErrors > 0 {
+				out = append(out, fs)
+			}
+		}
+	}
+	return out, flows != nil
+}
+
 func u32s(v []uint32) []int {
 	out := make([]int, len(v))
 	for i, x := range v {
 		out[i] = int(x)
-	}
-	return out
-}
-
-// sweepLadder is the default list of IP sizes: common MTUs below the
-// intent, then the intent itself.
-func sweepLadder(hostMTU int) []int {
-	var out []int
-	for _, s := range []int{1280, 1500, 2048, 4096} {
-		if s < hostMTU {
-			out = append(out, s)
-		}
-	}
-	return append(out, hostMTU)
-}
-
-const sweepTries = 3 // packets per size and direction; a size passes if one gets through
-
-// SweepLadder is the default ladder of IP packet sizes the MTU sweep tries
-// up to hostMTU, for callers that add sizes of their own.
-func SweepLadder(hostMTU int) []int { return sweepLadder(hostMTU) }
-
-// sweep finds the largest IP packet that crosses in each direction: SENDs
-// of size S forward, READs whose response is S bytes reverse, all with DF.
-// It probes a ladder, then narrows the gap between the largest size that
-// passed and the smallest that failed.
-func (e *Endpoint) sweep(ctx context.Context, target netip.Addr, pol Policy, pw *transport.PcapWriter, m *Measurements) {
-	s, err := e.newSession(target, pol, 2048, pw)
-	if err != nil {
-		return
-	}
-	defer s.close()
-	ov := wire.IPOverhead(target)
-	// Search rounds wait a multiple of the RTT; a size is only declared
-	// lost after a confirmation round that waits the full reply timeout, so
-	// a slow machine cannot fake a black hole.
-	wait := pol.ReplyTimeout
-	if m.RTT.Samples > 0 {
-		wait = min(wait, max(50*time.Millisecond, time.Duration(20*m.RTT.P999*1e3)))
-	}
-	fwd, rev := map[int]bool{}, map[int]bool{}
-	// The data phase already proved its own packet size (forward) and the
-	// ACK size (reverse); those seed the search but are not listed.
-	seedF := ov + wire.BTHLen + pol.PayloadSize + wire.PadLen(pol.PayloadSize) + wire.ICRCLen
-	seedR := ov + wire.BTHLen + wire.AETHLen + wire.ICRCLen
-	if m.Received > 0 {
-		fwd[seedF] = true
-	}
-	if m.Reverse.Received > 0 {
-		rev[seedR] = true
-	}
-	payload := make([]byte, pol.HostMTU)
-	for i := 1; i < len(payload); i++ {
-		payload[i] = byte(i)
-	}
-
-	round := func(fsizes, rsizes []int, wait time.Duration) {
-		var pkts []wire.Packet
-		var recs []sendRec
-		for _, size := range fsizes {
-			n := (size - ov - wire.BTHLen - wire.ICRCLen) &^ 3
-			if n < 4 {
-				continue
-			}
-			for range sweepTries {
-				pkts = append(pkts, wire.Packet{BTH: wire.BTH{Opcode: wire.OpRCSendOnly, PKey: pol.PKey, DestQP: s.qp + 1, AckReq: true}, Payload: payload[:n]})
-				recs = append(recs, sendRec{kind: recSweepSend, ipSize: int32(ov + wire.BTHLen + n + wire.ICRCLen), ackReq: true})
-			}
-		}
-		for _, size := range rsizes {
-			n := (size - ov - wire.BTHLen - wire.AETHLen - wire.ICRCLen) &^ 3
-			if n < 4 {
-				continue
-			}
-			for range sweepTries {
-				pkts = append(pkts, wire.Packet{BTH: wire.BTH{Opcode: wire.OpRCReadRequest, PKey: pol.PKey, DestQP: s.qp + 1, AckReq: true},
-					RETH: wire.RETH{VA: uint64(size) << 32, RKey: probeRKey, DMALength: uint32(n)}})
-				recs = append(recs, sendRec{kind: recSweepRead, ipSize: int32(ov + wire.BTHLen + wire.AETHLen + n + wire.ICRCLen), readLen: int32(n), ackReq: true})
-			}
-		}
-		for i := 0; i < len(pkts); i += transport.MaxBatch {
-			j := min(i+transport.MaxBatch, len(pkts))
-			s.transmit(pkts[i:j], recs[i:j])
-		}
-		s.wait(ctx, wait, func() bool { return s.inflight <= 0 })
-		s.giveUp()
-		// Judge every sweep packet so far: a late reply to an earlier round
-		// still proves its size.
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for off := s.n - min(s.n, uint32(len(s.ring))); off < s.n; off++ {
-			r := &s.ring[off&uint32(len(s.ring)-1)]
-			switch r.kind {
-			case recSweepSend:
-				fwd[int(r.ipSize)] = fwd[int(r.ipSize)] || r.acked
-			case recSweepRead:
-				rev[int(r.ipSize)] = rev[int(r.ipSize)] || r.acked
-			}
-		}
-	}
-
-	ladder := pol.Sizes
-	if len(ladder) == 0 {
-		ladder = sweepLadder(pol.HostMTU)
-	}
-	round(ladder, ladder, wait)
-	confirmed := map[string]bool{}
-	unconfirmed := func(dir string, res map[int]bool) []int {
-		if _, hi := bounds(res); hi > 0 && !confirmed[fmt.Sprint(dir, hi)] {
-			confirmed[fmt.Sprint(dir, hi)] = true
-			return []int{hi}
-		}
-		return nil
-	}
-	for range 12 {
-		if ctx.Err() != nil {
-			break
-		}
-		if fc, rc := between(fwd), between(rev); len(fc) > 0 || len(rc) > 0 {
-			round(fc, rc, wait)
-			continue
-		}
-		fc, rc := unconfirmed("f", fwd), unconfirmed("r", rev)
-		if len(fc) == 0 && len(rc) == 0 {
-			break
-		}
-		round(fc, rc, pol.ReplyTimeout)
-	}
-	m.PathMTU, _ = bounds(fwd)
-	m.PathMTUReverse, _ = bounds(rev)
-	delete(fwd, seedF)
-	delete(rev, seedR)
-	for _, size := range slices.Sorted(maps.Keys(fwd)) {
-		m.MTUProbes = append(m.MTUProbes, SizeProbe{Size: size, Direction: "forward", Passed: fwd[size]})
-	}
-	for _, size := range slices.Sorted(maps.Keys(rev)) {
-		m.MTUProbes = append(m.MTUProbes, SizeProbe{Size: size, Direction: "reverse", Passed: rev[size]})
-	}
-}
-
-// bounds returns the largest size that passed and the smallest failed size
-// above it (0 if none). Failures below a pass are loss, not MTU.
-func bounds(res map[int]bool) (lo, hi int) {
-	for s, ok := range res {
-		if ok && s > lo {
-			lo = s
-		}
-	}
-	for s, ok := range res {
-		if !ok && s > lo && (hi == 0 || s < hi) {
-			hi = s
-		}
-	}
-	return lo, hi
-}
-
-// between picks up to 7 sizes (multiples of 4) inside the open gap.
-func between(res map[int]bool) []int {
-	lo, hi := bounds(res)
-	if hi == 0 || hi-lo <= 4 {
-		return nil
-	}
-	var out []int
-	for i := 1; i <= 7; i++ {
-		s := (lo + (hi-lo)*i/8) &^ 3
-		if s > lo && s < hi && (len(out) == 0 || out[len(out)-1] != s) {
-			out = append(out, s)
-		}
 	}
 	return out
 }

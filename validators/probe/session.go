@@ -22,6 +22,7 @@ type recKind uint8
 
 const (
 	recData      recKind = iota + 1 // data-phase SEND
+	recDataRead                     // data-phase READ request
 	recControl                      // stats request
 	recSweepSend                    // MTU sweep, forward
 	recSweepRead                    // MTU sweep, reverse (READ request)
@@ -34,6 +35,7 @@ type sendRec struct {
 	ipSize  int32 // IP packet size (for READ: of the expected response)
 	readLen int32 // READ DMA length
 	kind    recKind
+	flow    uint8 // index of the entropy socket it left from
 	ackReq  bool
 	acked   bool // its own ACK or READ response arrived
 	covered bool // no longer awaited (acked, covered by a later ACK, or given up)
@@ -56,6 +58,52 @@ type revStats struct {
 	cnpECN     [4]int
 	highest    uint32
 	seenAny    bool
+	flows      []*revFlow // by the responder's source port
+}
+
+// Reverse packet kinds the sender tells apart per flow.
+const (
+	revACK = iota
+	revRead
+	revCNP
+	revKinds
+)
+
+var revKindNames = [revKinds]PacketKind{KindACK, KindReadResponse, KindCNP}
+
+// revFlow is what arrived from one responder source port.
+type revFlow struct {
+	port  uint16
+	kinds [revKinds]struct {
+		received, icrcErrors int
+		dscp                 [64]int
+		ecn                  [4]int
+	}
+}
+
+// flow returns the reverse flow from port, adding it.
+func (r *revStats) flow(port uint16) *revFlow {
+	for _, f := range r.flows {
+		if f.port == port {
+			return f
+		}
+	}
+	f := &revFlow{port: port}
+	r.flows = append(r.flows, f)
+	return f
+}
+
+// revKindOf classifies a reply opcode; ok is false for anything else.
+func revKindOf(op wire.Opcode) (int, bool) {
+	switch {
+	case op == wire.OpCNP:
+		return revCNP, true
+	case op == wire.OpRCAcknowledge:
+		return revACK, true
+	case op.Transport() == wire.RC && op.Operation() >= wire.ReadResponseFirst && op.Operation() <= wire.ReadResponseOnly:
+		return revRead, true
+	}
+	return 0, false
 }
 
 // session is one requester QP talking to one responder.
@@ -91,6 +139,8 @@ type session struct {
 	statsQ   []statsMessage
 	statsErr error
 	signal   chan struct{}
+	// revPort is the responder's source port seen on replies to each flow.
+	revPort [maxFlowsPerQP]uint16
 }
 
 func (e *Endpoint) newSession(target netip.Addr, pol Policy, expected int, pw *transport.PcapWriter) (*session, error) {
@@ -157,18 +207,25 @@ func (s *session) receive(m *transport.Message, p *wire.Packet, icrcOK bool) {
 	if s.pcap != nil {
 		_ = s.pcap.WriteDatagram(time.Unix(0, m.RxTime), m.Peer, netip.AddrPortFrom(m.Local, s.dst.Port()), m.TOS, m.Payload())
 	}
+	op := p.BTH.Opcode
 	if !icrcOK {
 		s.rev.icrcErrors++
+		if k, ok := revKindOf(op); ok {
+			s.rev.flow(m.Peer.Port()).kinds[k].icrcErrors++
+		}
 		return
 	}
 	s.anyReply = true
 	dscp, ecn := transport.SplitTOS(m.TOS)
-	op := p.BTH.Opcode
 	switch {
 	case op == wire.OpCNP:
 		s.rev.cnps++
 		s.rev.cnpDSCP[dscp]++
 		s.rev.cnpECN[ecn]++
+		k := &s.rev.flow(m.Peer.Port()).kinds[revCNP]
+		k.received++
+		k.dscp[dscp]++
+		k.ecn[ecn]++
 	case op == wire.OpRCAcknowledge:
 		if !p.AETH.IsACK() {
 			s.rev.naks++
@@ -180,7 +237,7 @@ func (s *session) receive(m *transport.Message, p *wire.Packet, icrcOK bool) {
 			return
 		}
 		if r.kind != recControl {
-			s.countReply(p.BTH.PSN, r, dscp, ecn)
+			s.countReply(p.BTH.PSN, r, revACK, m.Peer.Port(), dscp, ecn)
 		}
 		s.acknowledge(r, off, m)
 	case op.Transport() == wire.RC && op.Operation() >= wire.ReadResponseFirst && op.Operation() <= wire.ReadResponseOnly:
@@ -194,7 +251,7 @@ func (s *session) receive(m *transport.Message, p *wire.Packet, icrcOK bool) {
 			off--
 			r = &s.ring[off&uint32(len(s.ring)-1)]
 		}
-		s.countReply(p.BTH.PSN, r, dscp, ecn)
+		s.countReply(p.BTH.PSN, r, revRead, m.Peer.Port(), dscp, ecn)
 		last := op.Operation() == wire.ReadResponseOnly || op.Operation() == wire.ReadResponseLast
 		if last && (op.Operation() != wire.ReadResponseOnly || len(p.Payload) == int(r.readLen)) {
 			s.acknowledge(r, off, m)
@@ -215,7 +272,12 @@ func (s *session) receive(m *transport.Message, p *wire.Packet, icrcOK bool) {
 // Every reply packet counts as received, a repeated one too: the responder
 // legitimately ACKs a duplicated or late request again, and counts that
 // reply as sent. Reverse duplicates are what arrives beyond what was sent.
-func (s *session) countReply(psn uint32, r *sendRec, dscp, ecn uint8) {
+func (s *session) countReply(psn uint32, r *sendRec, kind int, port uint16, dscp, ecn uint8) {
+	s.revPort[r.flow] = port
+	k := &s.rev.flow(port).kinds[kind]
+	k.received++
+	k.dscp[dscp]++
+	k.ecn[ecn]++
 	repeat := r.acked && r.kind != recSweepRead
 	if repeat {
 		s.rev.dups++
@@ -245,7 +307,7 @@ func (s *session) acknowledge(r *sendRec, off uint32, m *transport.Message) {
 		return
 	}
 	r.acked = true
-	if r.kind == recData && r.sentNs > 0 {
+	if (r.kind == recData || r.kind == recDataRead) && r.sentNs > 0 {
 		if d := m.RxTime - r.sentNs; d > 0 && len(s.rttNs) < 1<<20 {
 			s.rttNs = append(s.rttNs, d)
 			if m.KernelTime {
@@ -293,8 +355,17 @@ func (s *session) readSpan(n int) uint32 {
 // transmit sends up to MaxBatch packets on the next flow, assigning PSNs.
 // It returns the offset of the first packet.
 func (s *session) transmit(pkts []wire.Packet, recs []sendRec) uint32 {
-	conn := s.fam.pool[s.flow%s.flows]
+	flow := s.flow % s.flows
 	s.flow++
+	return s.transmitOn(flow, pkts, recs)
+}
+
+// flowPort is the UDP source port of flow i.
+func (s *session) flowPort(i int) uint16 { return s.fam.pool[i].LocalAddr().Port() }
+
+// transmitOn sends up to MaxBatch packets on flow, assigning PSNs.
+func (s *session) transmitOn(flow int, pkts []wire.Packet, recs []sendRec) uint32 {
+	conn := s.fam.pool[flow]
 	env := wire.Envelope{Src: s.src, Dst: s.peer, SrcPort: conn.LocalAddr().Port(), DstPort: s.dst.Port(), DontFragment: true}
 	offs := s.offs[:len(pkts)]
 	s.mu.Lock()
@@ -306,6 +377,7 @@ func (s *session) transmit(pkts []wire.Packet, recs []sendRec) uint32 {
 			span = s.readSpan(int(pkts[i].RETH.DMALength))
 		}
 		offs[i] = s.n
+		recs[i].flow = uint8(flow)
 		s.ring[s.n&uint32(len(s.ring)-1)] = recs[i]
 		for j := uint32(1); j < span; j++ {
 			s.ring[(s.n+j)&uint32(len(s.ring)-1)] = sendRec{kind: recReadCont}
@@ -385,9 +457,47 @@ func (s *session) wait(ctx context.Context, timeout time.Duration, cond func() b
 
 var errNoStats = errors.New("the responder returned no statistics")
 
+// connect is the session's connection setup: a stats Begin, retried until
+// the connect timeout, which resets the responder's state for this (peer,
+// QP) and sets its expected PSN to the Begin's. Every session sends it
+// before any request; without it the responder judges the session's PSNs
+// against whatever session used the QP number before.
+func (s *session) connect(ctx context.Context) (responderStats, error) {
+	per := min(250*time.Millisecond, s.pol.ConnectTimeout)
+	return s.exchangeStats(ctx, statsBegin, 0, max(1, int(s.pol.ConnectTimeout/per)), per)
+}
+
+// answered reports whether anything came back on this session.
+func (s *session) answered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.anyReply
+}
+
+// queryStats asks for the responder's counters and every page of its
+// per-flow section. A page that does not come back leaves the per-flow
+// view out (HasFlows false) rather than half of it.
+func (s *session) queryStats(ctx context.Context, attempts int, per time.Duration) (responderStats, error) {
+	st, err := s.exchangeStats(ctx, statsQuery, 0, attempts, per)
+	if err != nil || !st.HasFlows {
+		return st, err
+	}
+	for next := int(st.FlowsFirst) + len(st.Flows); next < int(st.FlowsTotal); {
+		page, err := s.exchangeStats(ctx, statsQuery, uint16(next), attempts, per)
+		if err != nil || !page.HasFlows || int(page.FlowsFirst) != next || len(page.Flows) == 0 {
+			st.HasFlows, st.Flows = false, nil
+			return st, nil
+		}
+		st.Flows = append(st.Flows, page.Flows...)
+		next += len(page.Flows)
+	}
+	return st, nil
+}
+
 // exchangeStats sends a stats request and waits for the matching answer,
-// retrying with a fresh request (and PSN) each attempt.
-func (s *session) exchangeStats(ctx context.Context, kind statsKind, attempts int, per time.Duration) (responderStats, error) {
+// retrying with a fresh request (and PSN) each attempt. firstFlow is the
+// per-flow page a Query asks for.
+func (s *session) exchangeStats(ctx context.Context, kind statsKind, firstFlow uint16, attempts int, per time.Duration) (responderStats, error) {
 	// A late answer to an earlier attempt is as good as the current one.
 	var tokens []uint32
 	for range attempts {
@@ -396,8 +506,17 @@ func (s *session) exchangeStats(ctx context.Context, kind statsKind, attempts in
 		}
 		token := rand.Uint32()
 		tokens = append(tokens, token)
+		var payload []byte
+		switch kind {
+		case statsQuery:
+			payload = appendStatsQuery(nil, token, firstFlow)
+		case statsBegin:
+			payload = appendStatsBegin(nil, token, uint16(min(s.pol.HostMTU, 0xFFFF)))
+		default:
+			payload = appendStatsRequest(nil, kind, token)
+		}
 		pkt := []wire.Packet{{BTH: wire.BTH{Opcode: wire.OpRCSendOnly, PKey: s.pol.PKey, DestQP: s.qp + 1, AckReq: true},
-			Payload: appendStatsRequest(nil, kind, token)}}
+			Payload: payload}}
 		s.transmit(pkt, []sendRec{{kind: recControl, ackReq: true}})
 		var got *statsMessage
 		var gotErr error

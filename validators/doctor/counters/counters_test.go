@@ -179,6 +179,10 @@ func TestLabelsAndKinds(t *testing.T) {
 		{counters.SwitchECNMarked(3), "queue 3 ECN-marked packets", counters.KindCongestion},
 		{counters.SwitchPFCWatchdog(3), "priority 3 PFC watchdog storms", counters.KindError},
 		{"hw_counters/local_ack_timeout_err", "ACK timeouts and retransmissions (local_ack_timeout_err)", counters.KindError},
+		{"ethtool/rx_prio3_buf_discard", "priority 3 packets discarded for lack of receive buffer (rx_prio3_buf_discard)", counters.KindError},
+		{"ethtool/rx_prio3_cong_discard", "priority 3 packets discarded by receive congestion (rx_prio3_cong_discard)", counters.KindError},
+		{"ethtool/rx_prio3_marked", "priority 3 packets ECN-marked by the NIC (rx_prio3_marked)", counters.KindCongestion},
+		{"ethtool/rx_ecn_mark", "CE-marked packets received (rx_ecn_mark)", counters.KindCongestion},
 		{"hw_counters/something_new", "something_new", counters.KindTraffic},
 		{"counters/port_rcv_data", "RDMA data received", counters.KindTraffic},
 	} {

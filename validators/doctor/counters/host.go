@@ -14,7 +14,8 @@ type StatsReader interface {
 	Stats(netdev string) (map[string]uint64, error)
 }
 
-// HostPort is one RDMA port and its netdev.
+// HostPort is one RDMA port and its netdev; a port with no Device is a
+// netdev without RDMA, read for its ethtool statistics only.
 type HostPort struct {
 	Device string `json:"device"`
 	Port   int    `json:"port"`
@@ -42,12 +43,14 @@ func (h HostSource) Read(_ context.Context) ([]Sample, error) {
 	var out []Sample
 	var errs []error
 	for _, p := range h.Ports {
-		vals, err := h.Sys.PortCounters(p.Device, p.Port)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		for name, v := range vals {
-			out = append(out, Sample{Key: Key{Device: h.Host, Port: PortName(p.Device, p.Port), Counter: name}, Value: v})
+		if p.Device != "" { // a netdev without RDMA has ethtool statistics only
+			vals, err := h.Sys.PortCounters(p.Device, p.Port)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			for name, v := range vals {
+				out = append(out, Sample{Key: Key{Device: h.Host, Port: PortName(p.Device, p.Port), Counter: name}, Value: v})
+			}
 		}
 		if h.Stats == nil || p.Netdev == "" {
 			continue

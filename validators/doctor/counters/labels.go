@@ -50,6 +50,19 @@ var rules = []rule{
 	{regexp.MustCompile(`^ethtool/rx_prio(\d)_pause_duration$`), KindCongestion, func(m []string) string { return "priority " + m[1] + " pause time received (µs)" }},
 	{regexp.MustCompile(`^ethtool/tx_prio(\d)_pause_duration$`), KindCongestion, func(m []string) string { return "priority " + m[1] + " pause time sent (µs)" }},
 	{regexp.MustCompile(`^ethtool/rx_prio(\d)_discards$`), KindError, func(m []string) string { return "priority " + m[1] + " packets discarded on receive" }},
+	// The port buffer's congestion counters (Linux commit "net/mlx5e: Add
+	// port buffer's congestion counters", 2019): drops for lack of receive
+	// buffer and for congestion, and ECN marks the NIC itself applied.
+	{regexp.MustCompile(`^ethtool/rx_prio(\d)_buf_discard$`), KindError, func(m []string) string {
+		return "priority " + m[1] + " packets discarded for lack of receive buffer (rx_prio" + m[1] + "_buf_discard)"
+	}},
+	{regexp.MustCompile(`^ethtool/rx_prio(\d)_cong_discard$`), KindError, func(m []string) string {
+		return "priority " + m[1] + " packets discarded by receive congestion (rx_prio" + m[1] + "_cong_discard)"
+	}},
+	{regexp.MustCompile(`^ethtool/rx_prio(\d)_marked$`), KindCongestion, func(m []string) string {
+		return "priority " + m[1] + " packets ECN-marked by the NIC (rx_prio" + m[1] + "_marked)"
+	}},
+	{regexp.MustCompile(`^ethtool/rx_ecn_mark$`), KindCongestion, fixed("CE-marked packets received (rx_ecn_mark)")},
 	{regexp.MustCompile(`^ethtool/(rx|tx)_prio(\d)_(bytes|packets)$`), KindTraffic, func(m []string) string { return "priority " + m[2] + " " + m[3] + " " + dir(m[1]) }},
 	{regexp.MustCompile(`^ethtool/rx_pause_ctrl_phy$`), KindCongestion, fixed("link-level (802.3x) pause frames received")},
 	{regexp.MustCompile(`^ethtool/tx_pause_ctrl_phy$`), KindCongestion, fixed("link-level (802.3x) pause frames sent")},
@@ -114,10 +127,21 @@ func KindOf(counter string) Kind {
 }
 
 // ethtoolKeep selects the NIC statistics worth a snapshot: per-priority
-// pause, discards and traffic, link pause, PHY errors and pause storms.
+// pause, discards (buffer and congestion drops included), ECN marks and
+// traffic, link pause, PHY errors and pause storms.
 var ethtoolKeep = regexp.MustCompile(`^(rx|tx)_prio\d_(pause|pause_duration|pause_transition|discards|bytes|packets)$|` +
+	`^rx_prio\d_(buf_discard|cong_discard|marked)$|^rx_ecn_mark$|` +
 	`^(rx|tx)_pause_ctrl_phy$|^(rx|tx)_discards_phy$|^rx_out_of_buffer$|^tx_pause_storm_(warning|error)_events$|` +
 	`^rx_(crc_errors|symbol_err)_phy$`)
+
+// Lossless reports whether a counter belongs to the lossless class's
+// health: pause, discards and ECN marks per priority, and the RoCE
+// congestion and retransmission counters. These are the ones a probe
+// report lists even when they did not move.
+func Lossless(counter string) bool { return losslessRe.MatchString(counter) }
+
+var losslessRe = regexp.MustCompile(`^ethtool/((rx|tx)_prio\d_pause(_duration)?|rx_prio\d_(discards|buf_discard|cong_discard|marked)|rx_ecn_mark)$|` +
+	`^hw_counters/(np_ecn_marked_roce_packets|np_cnp_sent|rp_cnp_handled|rp_cnp_ignored|out_of_sequence|packet_seq_err|local_ack_timeout_err)$`)
 
 // KeepEthtool reports whether a driver statistic belongs in a snapshot.
 func KeepEthtool(name string) bool { return ethtoolKeep.MatchString(name) }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/probe"
 )
 
@@ -185,6 +186,7 @@ func Run(ctx context.Context, r *intent.Resolved, pairs []Pair, prober Prober, p
 		parallel = 4
 	}
 	results := make([][]probe.PairResult, len(order))
+	hostCounters := make([][]counters.HostReport, len(order))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, parallel)
 	for i, name := range order {
@@ -206,6 +208,7 @@ func Run(ctx context.Context, r *intent.Resolved, pairs []Pair, prober Prober, p
 				return
 			}
 			results[i] = append(results[i], rep.Pairs...)
+			hostCounters[i] = rep.HostCounters
 		}()
 	}
 	wg.Wait()
@@ -219,7 +222,11 @@ func Run(ctx context.Context, r *intent.Resolved, pairs []Pair, prober Prober, p
 	} else {
 		pol.Profile = probe.Profile(r.Policy.Profile)
 	}
-	return probe.NewReport(all, pol)
+	out := probe.NewReport(all, pol)
+	for _, hc := range hostCounters {
+		out.HostCounters = append(out.HostCounters, hc...)
+	}
+	return out
 }
 
 func unreachable(from, to string, err error) probe.PairResult {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/all"
+	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/lint"
 	"github.com/rocefab/rocefab/validators/probe"
 )
@@ -100,7 +102,9 @@ func (f fakeProber) Probe(_ context.Context, _ *intent.Resolved, from *intent.Ho
 	for _, t := range targets {
 		pairs = append(pairs, probe.PairResult{From: from.Name, To: t.Name, Measurements: probe.Measurements{Reachable: false, Error: "test"}})
 	}
-	return probe.NewReport(pairs, pol), nil
+	rep := probe.NewReport(pairs, pol)
+	rep.HostCounters = []counters.HostReport{{Host: from.Name, NICs: []string{"eth0"}, Unavailable: "unavailable on this NIC: eth0 has no RDMA device"}}
+	return rep, nil
 }
 
 func TestRunNamesHostsThatCannotProbe(t *testing.T) {
@@ -119,5 +123,13 @@ func TestRunNamesHostsThatCannotProbe(t *testing.T) {
 	}
 	if len(rep.Pairs) != 4 {
 		t.Fatalf("want every pair reported, got %d", len(rep.Pairs))
+	}
+	// Each host that probed brings its NIC counters into the fabric report.
+	var hosts []string
+	for _, hc := range rep.HostCounters {
+		hosts = append(hosts, hc.Host)
+	}
+	if len(hosts) == 0 || slices.Contains(hosts, "h1") {
+		t.Fatalf("host counters from %v: want every host that probed, not h1", hosts)
 	}
 }

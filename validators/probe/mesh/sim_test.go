@@ -169,7 +169,7 @@ func (s *simFabric) flowResult(from string, spec probe.FlowSpec, faults []simFau
 			m.CEMarked = m.Received
 		}
 		r.Measured = m
-		r.MTU = &probe.FlowMTU{Size: pol.HostMTU, Sent: 3}
+		r.MTU = &probe.FlowMTUCheck{Size: pol.HostMTU, Sent: 3}
 		if bigOK {
 			r.MTU.Received = 3
 		}
