@@ -1,0 +1,675 @@
+package telemetry
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// Detector follows every counter of a fabric from one sample round to the
+// next, runs the detectors on the rates and keeps the findings. It is not
+// safe for concurrent use; one goroutine feeds it rounds.
+type Detector struct {
+	topo     *Topology
+	cfg      Config
+	devs     []devState
+	round    uint32
+	findings map[key]*entry
+	dl       deltas      // scratch for the port being read
+	edges    []pauseEdge // this round's paused ports, for pause_propagation
+	rated    bool        // some switch gave rates this round
+}
+
+type devState struct {
+	ports     []portState
+	at        time.Time
+	evalRound uint32
+	ceilPrio  [NumPrioMetrics]float64
+	ceilPort  [NumPortMetrics]float64
+	// quantum is how long the longest pause (65535 quanta of 512 bit
+	// times, IEEE 802.1Qbb) lasts at the port speed, in seconds.
+	quantum float64
+}
+
+type portState struct {
+	seen      bool
+	at, from  time.Time // the latest sample and the one before
+	evalRound uint32    // the round that last gave this port rates
+	tracked   uint16    // findings kept about this port
+	prioHas   [NumPriorities]PrioSet
+	portHas   PortSet
+	prio      [NumPriorities][NumPrioMetrics]uint64
+	port      [NumPortMetrics]uint64
+	// This round's figures the checks across a cable need: packets per
+	// priority (a switch's egress queues, a NIC's receive priorities)
+	// and the RoCE packets a NIC received.
+	qOK      uint8
+	q        [NumPriorities]uint64
+	roceRxOK bool
+	roceRx   uint64
+}
+
+// deltas are one port's counter increases over one interval.
+type deltas struct {
+	prioOK   [NumPriorities]PrioSet
+	prio     [NumPriorities][NumPrioMetrics]uint64
+	portOK   PortSet
+	port     [NumPortMetrics]uint64
+	from, to time.Time
+	elapsed  time.Duration
+	gap      bool
+}
+
+func (d *deltas) p(prio int, m PrioMetric) (uint64, bool) {
+	return d.prio[prio][m], d.prioOK[prio]&(1<<m) != 0
+}
+
+func (d *deltas) n(m PortMetric) (uint64, bool) { return d.port[m], d.portOK&(1<<m) != 0 }
+
+// ReadingState says what a reading gave.
+type ReadingState string
+
+// Reading states.
+const (
+	// ReadingRated: at least one port gave rates.
+	ReadingRated ReadingState = "rated"
+	// ReadingBaseline: the first reading of the device (or of every port
+	// it answered for): nothing to compare against yet.
+	ReadingBaseline ReadingState = "baseline"
+	// ReadingStale: no port advanced in time.
+	ReadingStale ReadingState = "stale"
+	// ReadingUnknownDevice: the device is not in the topology.
+	ReadingUnknownDevice ReadingState = "unknown_device"
+)
+
+// ReadingStatus is what became of one reading, for logs and metrics.
+type ReadingStatus struct {
+	Device  string        `json:"device"`
+	Taken   time.Time     `json:"taken"`
+	State   ReadingState  `json:"state"`
+	Elapsed time.Duration `json:"elapsed"` // since the device's previous reading
+	// Gap: the interval was longer than MaxGap.
+	Gap          bool `json:"gap,omitempty"`
+	UnknownPorts int  `json:"unknownPorts,omitempty"`
+	Resets       int  `json:"resets,omitempty"`
+	Wraps        int  `json:"wraps,omitempty"`
+	Ambiguous    int  `json:"ambiguous,omitempty"`
+	Implausible  int  `json:"implausible,omitempty"`
+}
+
+// Report is the outcome of one sample round.
+type Report struct {
+	// Raised are findings that became active this round.
+	Raised []Finding `json:"raised"`
+	// Cleared are findings whose condition has been absent for the code's
+	// clear time; Cleared is set on them.
+	Cleared []Finding `json:"cleared"`
+	// Active is every active finding after the round.
+	Active   []Finding       `json:"active"`
+	Readings []ReadingStatus `json:"readings"`
+}
+
+// New makes a detector for a topology.
+func New(t *Topology, cfg Config) (*Detector, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	d := &Detector{topo: t, cfg: cfg, devs: make([]devState, len(t.devs)), findings: map[key]*entry{}}
+	for i := range t.devs {
+		dev, ds := &t.devs[i], &d.devs[i]
+		ds.ports = make([]portState, len(dev.ports))
+		speed := dev.speed
+		if speed <= 0 {
+			speed = cfg.DefaultSpeed
+		}
+		for m := range NumPrioMetrics {
+			ds.ceilPrio[m] = ceiling(prioKinds[m], speed)
+		}
+		for m := range NumPortMetrics {
+			ds.ceilPort[m] = ceiling(portKinds[m], speed)
+		}
+		ds.quantum = 65535 * 512 / speed
+	}
+	return d, nil
+}
+
+// Observe takes one sample round, one reading per device that answered
+// (devices may be missing), and returns what changed. Readings of one
+// device are compared with that device's previous reading, whenever it was.
+func (d *Detector) Observe(readings []Reading) Report {
+	d.round++
+	d.edges = d.edges[:0]
+	d.rated = false
+	rep := Report{Readings: make([]ReadingStatus, 0, len(readings))}
+	var latest time.Time
+	for i := range readings {
+		rep.Readings = append(rep.Readings, d.ingest(&readings[i]))
+		if readings[i].Taken.After(latest) {
+			latest = readings[i].Taken
+		}
+	}
+	d.checkAcrossCables()
+	d.checkPropagation(latest)
+	d.finish(&rep)
+	return rep
+}
+
+func (d *Detector) ingest(r *Reading) ReadingStatus {
+	rs := ReadingStatus{Device: r.Device, Taken: r.Taken}
+	di, ok := d.topo.byName[r.Device]
+	if !ok {
+		rs.State = ReadingUnknownDevice
+		return rs
+	}
+	dev, ds := &d.topo.devs[di], &d.devs[di]
+	if !ds.at.IsZero() {
+		rs.Elapsed = r.Taken.Sub(ds.at)
+	}
+	var rated, baseline bool
+	for i := range r.Ports {
+		pc := &r.Ports[i]
+		pi := int32(i)
+		if i >= len(dev.ports) || dev.ports[i].name != pc.Name {
+			var found bool
+			if pi, found = dev.byPort[pc.Name]; !found {
+				rs.UnknownPorts++
+				continue
+			}
+		}
+		switch d.ingestPort(di, pi, pc, r, &rs) {
+		case ReadingRated:
+			rated = true
+		case ReadingBaseline:
+			baseline = true
+		}
+	}
+	switch {
+	case rated:
+		rs.State = ReadingRated
+		ds.evalRound = d.round
+		if !dev.host {
+			d.rated = true
+		}
+	case baseline:
+		rs.State = ReadingBaseline
+	default:
+		rs.State = ReadingStale
+	}
+	if r.Taken.After(ds.at) {
+		ds.at = r.Taken
+	}
+	return rs
+}
+
+func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *ReadingStatus) ReadingState {
+	ds := &d.devs[di]
+	ps := &ds.ports[pi]
+	keep := func() {
+		for p := range NumPriorities {
+			ps.prio[p], ps.prioHas[p] = pc.Prio[p].V, pc.Prio[p].Has
+		}
+		ps.port, ps.portHas = pc.Port.V, pc.Port.Has
+	}
+	if !ps.seen {
+		keep()
+		ps.seen, ps.at = true, r.Taken
+		return ReadingBaseline
+	}
+	elapsed := r.Taken.Sub(ps.at)
+	if elapsed <= 0 {
+		if elapsed < 0 { // a stepped clock: start again from here
+			keep()
+			ps.at = r.Taken
+		}
+		return ReadingStale
+	}
+	dl := &d.dl
+	dl.from, dl.to, dl.elapsed = ps.at, r.Taken, elapsed
+	dl.gap = elapsed > d.cfg.MaxGap
+	if dl.gap {
+		rs.Gap = true
+	}
+	for p := range NumPriorities {
+		cur := &pc.Prio[p]
+		dl.prioOK[p] = 0
+		for b := uint16(cur.Has & ps.prioHas[p]); b != 0; b &= b - 1 {
+			m := bits.TrailingZeros16(b)
+			w := Width64
+			if r.Narrow.Prio&(1<<m) != 0 {
+				w = Width32
+			}
+			s := Diff(ps.prio[p][m], cur.V[m], elapsed, w, ds.ceilPrio[m])
+			if s.Valid() {
+				dl.prioOK[p] |= 1 << m
+				dl.prio[p][m] = s.Delta
+			}
+			tally(rs, s.Change)
+		}
+	}
+	dl.portOK = 0
+	for b := uint16(pc.Port.Has & ps.portHas); b != 0; b &= b - 1 {
+		m := bits.TrailingZeros16(b)
+		w := Width64
+		if r.Narrow.Port&(1<<m) != 0 {
+			w = Width32
+		}
+		s := Diff(ps.port[m], pc.Port.V[m], elapsed, w, ds.ceilPort[m])
+		if s.Valid() {
+			dl.portOK |= 1 << m
+			dl.port[m] = s.Delta
+		}
+		tally(rs, s.Change)
+	}
+	keep()
+	ps.from, ps.at = ps.at, r.Taken
+	ps.evalRound = d.round
+	d.checkPort(ref{di, pi}, dl)
+	return ReadingRated
+}
+
+func tally(rs *ReadingStatus, c Change) {
+	switch c {
+	case Reset:
+		rs.Resets++
+	case Wrapped:
+		rs.Wraps++
+	case Ambiguous:
+		rs.Ambiguous++
+	case Implausible:
+		rs.Implausible++
+	}
+}
+
+// checkPort runs the checks that need only this port's counters.
+func (d *Detector) checkPort(r ref, dl *deltas) {
+	dev := &d.topo.devs[r.dev]
+	ps := &d.devs[r.dev].ports[r.port]
+	pol := dev.policy
+
+	qm := TxPackets // what the checks across the cable compare
+	if dev.host {
+		qm = RxPackets
+	}
+	ps.qOK = 0
+	for p := range NumPriorities {
+		if dl.prioOK[p]&(1<<qm) != 0 {
+			ps.qOK |= 1 << p
+			ps.q[p] = dl.prio[p][qm]
+		}
+	}
+	for b := pol.Lossless; b != 0; b &= b - 1 {
+		p := bits.TrailingZeros8(b)
+		d.checkStorm(r, p, dl)
+		d.checkLosslessDrop(r, p, dl)
+	}
+	if pol.CNP >= 0 && !pol.lossless(pol.CNP) {
+		d.checkCNPDrop(r, pol.CNP, dl)
+	}
+	if !dev.host {
+		return
+	}
+	d.checkNICStorm(r, dl)
+	if pol.ECN {
+		d.checkECNWithoutCNP(r, dl)
+		d.checkCNPIgnored(r, dl)
+	}
+	d.checkHostTxQueue(r, dl)
+	d.checkRetransmits(r, dl)
+	ps.roceRxOK = false
+	if rx, ok := dl.n(RoCERxPackets); ok {
+		handled, _ := dl.n(CNPHandled) // CNPs are RDMA packets but travel on the CNP priority
+		ignored, _ := dl.n(CNPIgnored)
+		ps.roceRx, ps.roceRxOK = sub(rx, handled+ignored), true
+	}
+}
+
+func sub(a, b uint64) uint64 {
+	if b > a {
+		return 0
+	}
+	return a - b
+}
+
+// pauseHow is how a paused fraction was measured.
+type pauseHow uint8
+
+const (
+	pauseTime   pauseHow = iota // the port's pause-duration counter
+	pauseStall                  // pause frames kept coming and the queue sent nothing
+	pauseFrames                 // estimated from the pause-frame count
+)
+
+func (h pauseHow) phrase(frames uint64, el time.Duration) string {
+	switch h {
+	case pauseTime:
+		return "by its pause-time counter"
+	case pauseStall:
+		return fmt.Sprintf("the queue sent nothing while %s pause frames arrived", count(frames))
+	}
+	return fmt.Sprintf("estimated from %s pause frames/s, one refresh per half of the longest pause", count(uint64(float64(frames)/el.Seconds()+0.5)))
+}
+
+// pausedFraction is the share of the interval the port's priority was
+// paused by its neighbour.
+func (d *Detector) pausedFraction(r ref, p int, dl *deltas) (float64, pauseHow, bool) {
+	el := dl.elapsed.Seconds()
+	if us, ok := dl.p(p, PauseRxMicros); ok {
+		return min(1, float64(us)/1e6/el), pauseTime, true
+	}
+	frames, ok := dl.p(p, PauseRx)
+	if !ok {
+		return 0, 0, false
+	}
+	if tx, ok := dl.p(p, TxPackets); ok && tx == 0 && float64(frames) >= max(1, el) {
+		return 1, pauseStall, true
+	}
+	return min(1, float64(frames)*d.devs[r.dev].quantum/2/el), pauseFrames, true
+}
+
+func (d *Detector) peerName(r ref) string {
+	if p := d.topo.port(r).peer; p != noRef {
+		return d.topo.endpoint(p)
+	}
+	return "its neighbour"
+}
+
+func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
+	k := key{CodePFCStorm, r.dev, r.port, int8(p)}
+	frac, how, fok := d.pausedFraction(r, p, dl)
+	storms, wok := dl.p(p, WatchdogStorms)
+	if fok && frac >= d.cfg.Propagation.ClearFraction {
+		d.edges = append(d.edges, pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap})
+	}
+	if !fok && !wok {
+		return
+	}
+	c := d.cfg.Storm
+	paused := fok && (frac >= c.PausedFraction || (frac >= c.ClearFraction && d.tracking(r, k)))
+	tripped := wok && storms > 0
+	if !paused && !tripped {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	frames, _ := dl.p(p, PauseRx)
+	var what string
+	switch {
+	case tripped && paused:
+		what = fmt.Sprintf("the PFC watchdog detected %s storm(s) and the queue was paused %s of the last %s (%s)",
+			count(storms), pct(frac), secs(dl.elapsed), how.phrase(frames, dl.elapsed))
+	case tripped:
+		what = fmt.Sprintf("the PFC watchdog detected %s storm(s) in the last %s", count(storms), secs(dl.elapsed))
+	default:
+		what = fmt.Sprintf("the queue was paused %s of the last %s (%s)", pct(frac), secs(dl.elapsed), how.phrase(frames, dl.elapsed))
+	}
+	ev := []Evidence{}
+	if fok {
+		ev = append(ev, Evidence{"paused_fraction", frac, ""})
+	}
+	if _, ok := dl.p(p, PauseRx); ok {
+		ev = append(ev, Evidence{"pause_frames_rx_rate", float64(frames) / dl.elapsed.Seconds(), "frames/s"})
+	}
+	if wok {
+		ev = append(ev, Evidence{"watchdog_storms", float64(storms), "storms"})
+	}
+	d.hit(observation{key: k, sev: SeverityError, dl: dl, immediate: tripped,
+		msg: fmt.Sprintf("%s priority %d is storming: %s; %s keeps pausing it (threshold %s paused for %s)",
+			d.topo.endpoint(r), p, what, d.peerName(r), pct(c.PausedFraction), secs(c.For)),
+		ev: ev, total: float64(storms), totalName: "watchdog_storms_total", totalUnit: "storms"})
+}
+
+func (d *Detector) checkLosslessDrop(r ref, p int, dl *deltas) {
+	k := key{CodeLosslessDrop, r.dev, r.port, int8(p)}
+	qd, qok := dl.p(p, Drops)
+	pg, pgok := dl.p(p, PGDrops)
+	if !qok && !pgok {
+		return
+	}
+	n := qd + pg
+	if n < d.cfg.Drops.MinDrops {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	q, g := "egress queue", "ingress priority group"
+	if d.topo.devs[r.dev].host {
+		q, g = "receive discards", "host buffer discards"
+	}
+	detail := fmt.Sprintf("%s %s, %s %s", q, count(qd), g, count(pg))
+	if storms, ok := dl.p(p, WatchdogStorms); ok && storms > 0 {
+		detail += ", while the PFC watchdog was dropping the stormed queue"
+	}
+	d.hit(observation{key: k, sev: SeverityError, dl: dl, immediate: true,
+		msg: fmt.Sprintf("%s dropped %s packets on lossless priority %d in %s (%s)",
+			d.topo.endpoint(r), count(n), p, secs(dl.elapsed), detail),
+		ev: []Evidence{{"drops", float64(n), "packets"}, {"queue_drops", float64(qd), "packets"},
+			{"pg_drops", float64(pg), "packets"}, {"drop_rate", float64(n) / dl.elapsed.Seconds(), "packets/s"}},
+		total: float64(n), totalName: "drops_total", totalUnit: "packets"})
+}
+
+func (d *Detector) checkCNPDrop(r ref, p int, dl *deltas) {
+	k := key{CodeCNPDrop, r.dev, r.port, int8(p)}
+	n, ok := dl.p(p, Drops)
+	if !ok {
+		return
+	}
+	if n < d.cfg.Drops.MinDrops {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	d.hit(observation{key: k, sev: SeverityWarning, dl: dl, immediate: true,
+		msg: fmt.Sprintf("%s dropped %s packets on CNP priority %d in %s: senders miss congestion notifications and fall back on PFC",
+			d.topo.endpoint(r), count(n), p, secs(dl.elapsed)),
+		ev:    []Evidence{{"drops", float64(n), "packets"}, {"drop_rate", float64(n) / dl.elapsed.Seconds(), "packets/s"}},
+		total: float64(n), totalName: "drops_total", totalUnit: "packets"})
+}
+
+func (d *Detector) checkNICStorm(r ref, dl *deltas) {
+	k := key{CodePFCStorm, r.dev, r.port, NoPriority}
+	warn, wok := dl.n(StormWarnings)
+	errs, eok := dl.n(StormErrors)
+	if !wok && !eok {
+		return
+	}
+	if warn == 0 && errs == 0 {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	sev, what := SeverityWarning, fmt.Sprintf("its pause-storm guard saw it sending pause frames for long %s time(s)", count(warn))
+	if errs > 0 {
+		sev = SeverityError
+		what = fmt.Sprintf("its pause-storm guard stopped its pause frames %s time(s) after a long stall (%s warning(s)); "+
+			"while they are off the lossless class can drop", count(errs), count(warn))
+	}
+	d.hit(observation{key: k, sev: sev, dl: dl, immediate: true,
+		msg:   fmt.Sprintf("%s is storming in the last %s: %s; it pauses %s", d.topo.endpoint(r), secs(dl.elapsed), what, d.peerName(r)),
+		ev:    []Evidence{{"storm_warnings", float64(warn), "events"}, {"storm_errors", float64(errs), "events"}},
+		total: float64(warn + errs), totalName: "storm_events_total", totalUnit: "events"})
+}
+
+func (d *Detector) checkECNWithoutCNP(r ref, dl *deltas) {
+	k := key{CodeECNWithoutCNP, r.dev, r.port, NoPriority}
+	ce, cok := dl.n(CEReceived)
+	cnp, nok := dl.n(CNPSent)
+	if !cok || !nok {
+		return
+	}
+	if ce < d.cfg.ECNWithoutCNP.MinCE || cnp > 0 {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	pol := d.topo.devs[r.dev].policy
+	d.hit(observation{key: k, sev: SeverityError, dl: dl,
+		msg: fmt.Sprintf("%s received %s CE-marked RoCE packets in %s and sent no CNPs: its DCQCN notification point is off "+
+			"(priority %d), so its senders are never told to slow down and congestion is left to PFC",
+			d.topo.endpoint(r), count(ce), secs(dl.elapsed), pol.RoCE),
+		ev: []Evidence{{"ce_received", float64(ce), "packets"}, {"cnp_sent", float64(cnp), "packets"},
+			{"ce_rate", float64(ce) / dl.elapsed.Seconds(), "packets/s"}}})
+}
+
+func (d *Detector) checkCNPIgnored(r ref, dl *deltas) {
+	k := key{CodeCNPIgnored, r.dev, r.port, NoPriority}
+	ign, iok := dl.n(CNPIgnored)
+	if !iok {
+		return
+	}
+	handled, _ := dl.n(CNPHandled)
+	c := d.cfg.CNPIgnored
+	if ign < c.MinIgnored || float64(ign) < c.Share*float64(ign+handled) {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	pol := d.topo.devs[r.dev].policy
+	d.hit(observation{key: k, sev: SeverityError, dl: dl,
+		msg: fmt.Sprintf("%s ignored %s of the %s CNPs it received in %s: its DCQCN reaction point is off (priority %d), "+
+			"so it never slows down when the fabric marks congestion", d.topo.endpoint(r), count(ign), count(ign+handled),
+			secs(dl.elapsed), pol.RoCE),
+		ev: []Evidence{{"cnp_ignored", float64(ign), "packets"}, {"cnp_handled", float64(handled), "packets"},
+			{"ignored_share", float64(ign) / float64(ign+handled), ""}}})
+}
+
+// busiest is the priority other than skip with the most packets in q.
+func busiest(ok uint8, q *[NumPriorities]uint64, skip int) (int, uint64) {
+	best, bv := -1, uint64(0)
+	for p := range NumPriorities {
+		if p != skip && ok&(1<<p) != 0 && (best < 0 || q[p] > bv) {
+			best, bv = p, q[p]
+		}
+	}
+	return best, bv
+}
+
+func (d *Detector) lossyWord(dev int32, p int) string {
+	if d.topo.devs[dev].policy.lossless(p) {
+		return "lossless"
+	}
+	return "lossy"
+}
+
+func (d *Detector) checkHostTxQueue(r ref, dl *deltas) {
+	k := key{CodeWrongQueue, r.dev, r.port, NoPriority}
+	pol := d.topo.devs[r.dev].policy
+	roce, ok := dl.n(RoCETxPackets)
+	if !ok || pol.RoCE < 0 {
+		return
+	}
+	on, ok := dl.p(pol.RoCE, TxPackets)
+	if !ok {
+		return
+	}
+	if cnp, ok := dl.n(CNPSent); ok {
+		roce = sub(roce, cnp)
+	}
+	c := d.cfg.WrongQueue
+	if roce < c.MinPackets || float64(on) >= c.Share*float64(roce) {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	var tx [NumPriorities]uint64
+	var txOK uint8
+	for p := range NumPriorities {
+		if v, ok := dl.p(p, TxPackets); ok {
+			tx[p], txOK = v, txOK|1<<p
+		}
+	}
+	lp, lv := busiest(txOK, &tx, pol.RoCE)
+	landed := ""
+	if lp >= 0 {
+		landed = fmt.Sprintf("; priority %d (%s) carried %s", lp, d.lossyWord(r.dev, lp), count(lv))
+	}
+	d.hit(observation{key: k, sev: SeverityError, dl: dl,
+		msg: fmt.Sprintf("%s sent %s RoCE packets in %s but only %s on priority %d, the RoCE priority%s: "+
+			"the host puts RoCE on the wrong queue (check its RoCE ToS and its DSCP-to-priority map)",
+			d.topo.endpoint(r), count(roce), secs(dl.elapsed), count(on), pol.RoCE, landed),
+		ev: []Evidence{{"roce_tx_packets", float64(roce), "packets"}, {"roce_priority_tx_packets", float64(on), "packets"},
+			{"landed_priority", float64(lp), ""}, {"landed_priority_packets", float64(lv), "packets"}}})
+}
+
+func (d *Detector) checkRetransmits(r ref, dl *deltas) {
+	k := key{CodeRetransmits, r.dev, r.port, NoPriority}
+	var total uint64
+	var any bool
+	ev := make([]Evidence, 0, 3)
+	for _, m := range [...]PortMetric{OutOfSequence, PacketSeqErr, LocalAckTimeout} {
+		if v, ok := dl.n(m); ok {
+			total += v
+			any = true
+			ev = append(ev, Evidence{m.String(), float64(v), "events"})
+		}
+	}
+	if !any {
+		return
+	}
+	if total < d.cfg.Retransmits.MinEvents {
+		d.quiet(r, k, dl.to)
+		return
+	}
+	var parts string
+	for i, e := range ev {
+		if i > 0 {
+			parts += ", "
+		}
+		parts += fmt.Sprintf("%s +%s", e.Name, count(uint64(e.Value)))
+	}
+	d.hit(observation{key: k, sev: SeverityWarning, dl: dl,
+		msg: fmt.Sprintf("%s is retransmitting: %s in the last %s; in a lossless fabric each is a lost or reordered packet "+
+			"or an ACK that timed out", d.topo.endpoint(r), parts, secs(dl.elapsed)),
+		ev: ev, total: float64(total), totalName: "retransmit_events_total", totalUnit: "events"})
+}
+
+// checkAcrossCables compares what a NIC received as RoCE with the queues
+// the switch port facing it counted, or with the NIC's own receive
+// priorities where the switch has no queue counters.
+func (d *Detector) checkAcrossCables() {
+	c := d.cfg.WrongQueue
+	for _, h := range d.topo.hostNICs {
+		hs := &d.devs[h.dev].ports[h.port]
+		if hs.evalRound != d.round || !hs.roceRxOK {
+			continue
+		}
+		rp := d.topo.devs[h.dev].policy.RoCE
+		if rp < 0 {
+			continue
+		}
+		roceRate := float64(hs.roceRx) / hs.at.Sub(hs.from).Seconds()
+		judge, src := h, hs
+		if peer := d.topo.port(h).peer; peer != noRef {
+			if ps := &d.devs[peer.dev].ports[peer.port]; ps.evalRound == d.round && ps.qOK&(1<<rp) != 0 {
+				judge, src = peer, ps
+			}
+		}
+		if src.qOK&(1<<rp) == 0 {
+			continue
+		}
+		k := key{CodeWrongQueue, judge.dev, judge.port, NoPriority}
+		if judge == h && d.hitThisRound(k) {
+			continue // the NIC's own send side already reported this round
+		}
+		el := src.at.Sub(src.from)
+		onRate := float64(src.q[rp]) / el.Seconds()
+		if hs.roceRx < c.MinPackets || onRate >= c.Share*roceRate {
+			d.quiet(judge, k, src.at)
+			continue
+		}
+		lp, lv := busiest(src.qOK, &src.q, rp)
+		landed, word := "", "priority"
+		if judge != h {
+			word = "queue"
+		}
+		if lp >= 0 {
+			landed = fmt.Sprintf("; %s %d (%s) carried %s", word, lp, d.lossyWord(judge.dev, lp), count(lv))
+		}
+		dl := deltas{from: src.from, to: src.at, elapsed: el, gap: el > d.cfg.MaxGap || hs.at.Sub(hs.from) > d.cfg.MaxGap}
+		var msg string
+		if judge == h {
+			msg = fmt.Sprintf("%s received %s RoCE packets in %s but only %s on priority %d, the RoCE priority%s: "+
+				"RoCE reaches it on the wrong queue (%s classifies it differently)", d.topo.endpoint(h),
+				count(hs.roceRx), secs(hs.at.Sub(hs.from)), count(src.q[rp]), rp, landed, d.peerName(h))
+		} else {
+			msg = fmt.Sprintf("%s counted %s packets on queue %d, the RoCE queue, while %s received %s RoCE packets (%s/s against %s/s)%s: "+
+				"the switch classifies RoCE to a lossy queue (check its DSCP or PCP map and trust)", d.topo.endpoint(judge),
+				count(src.q[rp]), rp, d.topo.endpoint(h), count(hs.roceRx), count(uint64(onRate)), count(uint64(roceRate)), landed)
+		}
+		d.hit(observation{key: k, sev: SeverityError, dl: &dl, msg: msg,
+			ev: []Evidence{{"roce_rx_packets", float64(hs.roceRx), "packets"}, {"roce_queue_packets", float64(src.q[rp]), "packets"},
+				{"landed_priority", float64(lp), ""}, {"landed_priority_packets", float64(lv), "packets"}}})
+	}
+}
