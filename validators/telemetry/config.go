@@ -87,18 +87,22 @@ type CNPIgnoredConfig struct {
 // WrongQueueConfig: wrong_queue.
 type WrongQueueConfig struct {
 	Hold
-	// MinPackets of RoCE in one interval before the queues are judged,
-	// and Share of them that must be counted on the RoCE priority.
-	MinPackets uint64
-	Share      float64
+	// MinRate of RoCE, in packets/s, before the queues are judged: below
+	// it other traffic on a lossy queue hides whether RoCE is there.
+	// RoCE is on the wrong queue when less than Share of it is counted on
+	// the RoCE priority and a lossy one carries at least Share of the
+	// rest.
+	MinRate float64
+	Share   float64
 }
 
 // RetransmitConfig: retransmits.
 type RetransmitConfig struct {
 	Hold
 	// MinEvents of out_of_sequence, packet_seq_err and
-	// local_ack_timeout_err together in one interval; For makes one-off
-	// events (a peer process that died) not count.
+	// local_ack_timeout_err together in one interval. For makes one-off
+	// events (a peer process that died, a burst of timeouts that straddles
+	// two samples) not count.
 	MinEvents uint64
 }
 
@@ -114,8 +118,8 @@ func DefaultConfig() Config {
 		Drops:         DropConfig{Hold: Hold{Clear: 10 * time.Minute}, MinDrops: 1},
 		ECNWithoutCNP: ECNConfig{Hold: Hold{For: 20 * time.Second, Clear: 5 * time.Minute}, MinCE: 1000},
 		CNPIgnored:    CNPIgnoredConfig{Hold: Hold{For: 20 * time.Second, Clear: 5 * time.Minute}, MinIgnored: 100, Share: 0.5},
-		WrongQueue:    WrongQueueConfig{Hold: Hold{For: 20 * time.Second, Clear: 5 * time.Minute}, MinPackets: 10_000, Share: 0.5},
-		Retransmits:   RetransmitConfig{Hold: Hold{For: 20 * time.Second, Clear: 10 * time.Minute}, MinEvents: 1},
+		WrongQueue:    WrongQueueConfig{Hold: Hold{For: 20 * time.Second, Clear: 5 * time.Minute}, MinRate: 100_000, Share: 0.5},
+		Retransmits:   RetransmitConfig{Hold: Hold{For: 30 * time.Second, Clear: 10 * time.Minute}, MinEvents: 1},
 	}
 }
 
@@ -154,6 +158,9 @@ func (c Config) Validate() error {
 	if c.Propagation.MinHops < 1 {
 		return bad("propagation.minHops", "must be at least 1, got %d", c.Propagation.MinHops)
 	}
+	if !(c.WrongQueue.MinRate > 0) {
+		return bad("wrongQueue.minRate", "must be positive, got %g", c.WrongQueue.MinRate)
+	}
 	for _, s := range []struct {
 		name  string
 		share float64
@@ -166,7 +173,7 @@ func (c Config) Validate() error {
 		name string
 		v    uint64
 	}{{"drops.minDrops", c.Drops.MinDrops}, {"ecnWithoutCnp.minCE", c.ECNWithoutCNP.MinCE},
-		{"cnpIgnored.minIgnored", c.CNPIgnored.MinIgnored}, {"wrongQueue.minPackets", c.WrongQueue.MinPackets},
+		{"cnpIgnored.minIgnored", c.CNPIgnored.MinIgnored},
 		{"retransmits.minEvents", c.Retransmits.MinEvents}} {
 		if m.v == 0 {
 			return bad(m.name, "must be at least 1")
@@ -186,7 +193,7 @@ func (c Config) Validate() error {
 }
 
 // hold is the Hold of a finding code.
-func (c *Config) hold(code Code) Hold {
+func (c Config) hold(code Code) Hold {
 	switch code {
 	case CodePFCStorm:
 		return c.Storm.Hold

@@ -323,6 +323,20 @@ func (d *Detector) checkPort(r ref, dl *deltas) {
 	}
 }
 
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 func sub(a, b uint64) uint64 {
 	if b > a {
 		return 0
@@ -526,6 +540,15 @@ func (d *Detector) checkCNPIgnored(r ref, dl *deltas) {
 			{"ignored_share", float64(ign) / float64(ign+handled), ""}}})
 }
 
+// misplaced: RoCE (roce, counted by the RDMA counters) is missing from
+// its priority (on) and a lossy one (landed) carried at least Share of
+// what is missing. Requiring the traffic to show up elsewhere keeps apart
+// a queue that really carries RoCE from two counters read at different
+// moments while a job starts or stops.
+func misplaced(c WrongQueueConfig, roce, on, landed float64) bool {
+	return on < c.Share*roce && landed >= c.Share*(roce-on)
+}
+
 // busiest is the priority other than skip with the most packets in q.
 func busiest(ok uint8, q *[NumPriorities]uint64, skip int) (int, uint64) {
 	best, bv := -1, uint64(0)
@@ -559,10 +582,6 @@ func (d *Detector) checkHostTxQueue(r ref, dl *deltas) {
 		roce = sub(roce, cnp)
 	}
 	c := d.cfg.WrongQueue
-	if roce < c.MinPackets || float64(on) >= c.Share*float64(roce) {
-		d.quiet(r, k, dl.to)
-		return
-	}
 	var tx [NumPriorities]uint64
 	var txOK uint8
 	for p := range NumPriorities {
@@ -571,6 +590,10 @@ func (d *Detector) checkHostTxQueue(r ref, dl *deltas) {
 		}
 	}
 	lp, lv := busiest(txOK, &tx, pol.RoCE)
+	if float64(roce)/dl.elapsed.Seconds() < c.MinRate || !misplaced(c, float64(roce), float64(on), float64(lv)) {
+		d.quiet(r, k, dl.to)
+		return
+	}
 	landed := ""
 	if lp >= 0 {
 		landed = fmt.Sprintf("; priority %d (%s) carried %s", lp, d.lossyWord(r.dev, lp), count(lv))
@@ -643,13 +666,22 @@ func (d *Detector) checkAcrossCables() {
 		if judge == h && d.hitThisRound(k) {
 			continue // the NIC's own send side already reported this round
 		}
+		// Rates over windows that differ (a missed or slow read on one
+		// side) do not compare while traffic changes: judge only windows
+		// that overlap by 80 %.
+		if judge != h {
+			overlap := minTime(hs.at, src.at).Sub(maxTime(hs.from, src.from))
+			if float64(overlap) < 0.8*float64(max(hs.at.Sub(hs.from), src.at.Sub(src.from))) {
+				continue
+			}
+		}
 		el := src.at.Sub(src.from)
 		onRate := float64(src.q[rp]) / el.Seconds()
-		if hs.roceRx < c.MinPackets || onRate >= c.Share*roceRate {
+		lp, lv := busiest(src.qOK, &src.q, rp)
+		if roceRate < c.MinRate || !misplaced(c, roceRate, onRate, float64(lv)/el.Seconds()) {
 			d.quiet(judge, k, src.at)
 			continue
 		}
-		lp, lv := busiest(src.qOK, &src.q, rp)
 		landed, word := "", "priority"
 		if judge != h {
 			word = "queue"

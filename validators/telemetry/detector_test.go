@@ -476,18 +476,18 @@ func TestDetectors(t *testing.T) {
 			step: func(s *sim, r int) {
 				s.addPort("gpu1", "ens1f0np0", OutOfSequence, 50)
 				s.addPort("gpu1", "ens1f0np0", LocalAckTimeout, 2)
-				if r == 1 {
-					s.addPort("gpu2", "ens1f0np0", PacketSeqErr, 3) // once: not growing
+				if r == 1 || r == 2 {
+					s.addPort("gpu2", "ens1f0np0", PacketSeqErr, 3) // a burst across two samples: not growing
 				}
 			},
 			check: func(t *testing.T, h *history) {
 				wantOnly(t, h, "retransmits gpu1 ens1f0np0")
 				r, f := h.raisedAt(CodeRetransmits, "gpu1 ens1f0np0")
-				if r != 2 {
-					t.Errorf("raised in round %d", r)
+				if r != 3 {
+					t.Errorf("raised in round %d, want 3 (30 s)", r)
 				}
 				wantIn(t, f, "out_of_sequence +50, packet_seq_err +0, local_ack_timeout_err +2 in the last 10s")
-				wantEvidence(t, f, "retransmit_events_total", 104)
+				wantEvidence(t, f, "retransmit_events_total", 156)
 			},
 		},
 		{
@@ -514,6 +514,36 @@ func TestDetectors(t *testing.T) {
 			},
 		},
 		{
+			// Guo et al., SIGCOMM 2016: a NIC whose receive path stalls pauses
+			// its ToR without end; the ToR pauses the spine, the spine the
+			// other ToRs, they their hosts. leaf2's watchdog trips and drops
+			// the stormed queue.
+			name: "a stalled NIC: the storm, its spread and the watchdog's drops", rounds: 6,
+			step: func(s *sim, r int) {
+				s.pause("leaf2", "Ethernet1", 3, 1, el)
+				s.pause("spine1", "Ethernet2", 3, 0.7, el)
+				s.pause("leaf1", "Ethernet49", 3, 0.55, el)
+				s.pause("gpu1", "ens1f0np0", 3, 0.3, el)
+				s.pause("gpu2", "ens1f0np0", 3, 0.3, el)
+				if r == 2 {
+					s.add("leaf2", "Ethernet1", 3, WatchdogStorms, 1)
+				}
+				if r >= 2 {
+					s.add("leaf2", "Ethernet1", 3, Drops, 40_000)
+				}
+			},
+			check: func(t *testing.T, h *history) {
+				wantOnly(t, h, "pfc_storm leaf2 Ethernet1 priority 3", "pause_propagation gpu3 priority 3", "lossless_drop leaf2 Ethernet1 priority 3")
+				if r, _ := h.raisedAt(CodePFCStorm, "leaf2 Ethernet1 priority 3"); r != 2 {
+					t.Errorf("storm raised in round %d, want 2 (the watchdog trip)", r)
+				}
+				_, f := h.raisedAt(CodePausePropagation, "gpu3 priority 3")
+				wantIn(t, f, "spreads 4 hops upstream from gpu3 ens1f0np0", "5 ports paused in all, the most 100%")
+				_, f = h.raisedAt(CodeLosslessDrop, "leaf2 Ethernet1 priority 3")
+				wantIn(t, f, "dropped 40,000 packets", "while the PFC watchdog was dropping the stormed queue")
+			},
+		},
+		{
 			name: "one paused hop is no spread", rounds: 5,
 			step:  func(s *sim, r int) { s.pause("leaf2", "Ethernet1", 3, 0.6, el) },
 			check: func(t *testing.T, h *history) { wantOnly(t, h) },
@@ -534,15 +564,34 @@ func TestDetectors(t *testing.T) {
 			},
 		},
 		{
-			name: "pause in a loop: a deadlock", rounds: 4,
+			name: "pause in a loop, every hop stuck: a deadlock", rounds: 4,
+			step: func(s *sim, r int) {
+				s.pause("leaf1", "Ethernet49", 3, 0.9, el)
+				s.pause("spine1", "Ethernet1", 3, 0.9, el)
+			},
+			check: func(t *testing.T, h *history) {
+				// Each hop is a storm as well.
+				wantOnly(t, h, "pause_propagation leaf1 priority 3", "pfc_storm leaf1 Ethernet49 priority 3", "pfc_storm spine1 Ethernet1 priority 3")
+				_, f := h.raisedAt(CodePausePropagation, "leaf1 priority 3")
+				wantIn(t, f, "goes round in a loop with no source", "leaf1 Ethernet49 (paused 90% by spine1 Ethernet1)", "that is a PFC deadlock")
+				if f.Severity != SeverityError {
+					t.Errorf("severity %s", f.Severity)
+				}
+			},
+		},
+		{
+			name: "pause in a loop, not stuck: congested switches pausing each other", rounds: 4,
 			step: func(s *sim, r int) {
 				s.pause("leaf1", "Ethernet49", 3, 0.6, el)
-				s.pause("spine1", "Ethernet1", 3, 0.6, el)
+				s.pause("spine1", "Ethernet1", 3, 0.4, el)
 			},
 			check: func(t *testing.T, h *history) {
 				wantOnly(t, h, "pause_propagation leaf1 priority 3")
 				_, f := h.raisedAt(CodePausePropagation, "leaf1 priority 3")
-				wantIn(t, f, "goes round in a loop with no source", "leaf1 Ethernet49 (paused 60% by spine1 Ethernet1)", "PFC deadlock")
+				wantIn(t, f, "goes round in a loop with no source", "several congested switches pause each other")
+				if f.Severity != SeverityWarning {
+					t.Errorf("severity %s", f.Severity)
+				}
 			},
 		},
 	}

@@ -185,7 +185,7 @@ func count(n uint64) string {
 // pct prints a fraction as a whole percentage.
 func pct(f float64) string { return strconv.Itoa(int(f*100+0.5)) + "%" }
 
-// secs prints a duration in seconds, without trailing zeros.
+// secs prints a duration in seconds to a tenth, without a trailing ".0".
 func secs(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+	return strings.TrimSuffix(strconv.FormatFloat(d.Round(100*time.Millisecond).Seconds(), 'f', 1, 64), ".0") + "s"
 }

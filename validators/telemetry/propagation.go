@@ -27,11 +27,7 @@ func (d *Detector) checkPropagation(now time.Time) {
 		return // no switch gave rates: hold what is known
 	}
 	c := d.cfg.Propagation
-	for p := range NumPriorities {
-		thr := c.PausedFraction
-		if d.trackingCode(CodePausePropagation, p) {
-			thr = c.ClearFraction
-		}
+	pick := func(p int, thr float64) []int {
 		var sel []int
 		for i := range d.edges {
 			e := &d.edges[i]
@@ -39,8 +35,18 @@ func (d *Detector) checkPropagation(now time.Time) {
 				sel = append(sel, i)
 			}
 		}
-		if len(sel) > 0 {
-			d.spread(p, sel)
+		return sel
+	}
+	for p := range NumPriorities {
+		if sel := pick(p, c.PausedFraction); len(sel) > 0 {
+			d.spread(p, sel, false)
+		}
+		// A spread already reported holds while its hops stay above the
+		// lower threshold (hysteresis); it starts nothing new.
+		if d.trackingCode(CodePausePropagation, p) {
+			if sel := pick(p, c.ClearFraction); len(sel) > 0 {
+				d.spread(p, sel, true)
+			}
 		}
 	}
 	for k, e := range d.findings {
@@ -59,7 +65,7 @@ func (d *Detector) trackingCode(code Code, prio int) bool {
 	return false
 }
 
-func (d *Detector) spread(p int, sel []int) {
+func (d *Detector) spread(p int, sel []int, keepOnly bool) {
 	c := d.cfg.Propagation
 	paused := map[int32][]int{} // device -> its paused ports (edges)
 	rev := map[int32][]int{}    // device -> the ports it pauses (edges)
@@ -104,7 +110,7 @@ func (d *Detector) spread(p int, sel []int) {
 			}
 		}
 		hops := dist[far]
-		if hops < c.MinHops {
+		if hops < c.MinHops || keepOnly && !d.keeps(key{CodePausePropagation, s, -1, int8(p)}) {
 			continue
 		}
 		var chain []int
@@ -126,8 +132,16 @@ func (d *Detector) spread(p int, sel []int) {
 	}
 	if len(stuck) > 0 {
 		d.sortDevs(stuck)
-		d.hitDeadlock(p, stuck, paused)
+		if !keepOnly || d.keeps(key{CodePausePropagation, stuck[0], -1, int8(p)}) {
+			d.hitDeadlock(p, stuck, paused)
+		}
 	}
+}
+
+// keeps reports whether k is watched and not yet seen this round.
+func (d *Detector) keeps(k key) bool {
+	e := d.findings[k]
+	return e != nil && e.hitRound != d.round
 }
 
 func (d *Detector) sortDevs(devs []int32) {
@@ -178,18 +192,24 @@ func (d *Detector) hitDeadlock(p int, stuck []int32, paused map[int32][]int) {
 	var edges []int
 	var related []Subject
 	var names []string
+	stuckAll := true // every port of the loop held paused: the queues are stuck
 	for _, dev := range stuck {
 		for _, i := range paused[dev] {
 			edges = append(edges, i)
 			e := &d.edges[i]
+			stuckAll = stuckAll && e.frac >= d.cfg.Storm.PausedFraction
 			related = append(related, d.topo.subject(e.r, p))
 			names = append(names, fmt.Sprintf("%s (paused %s by %s)", d.topo.endpoint(e.r), pct(e.frac), d.peerName(e.r)))
 		}
 	}
+	sev, what := SeverityError, "that is a PFC deadlock, which only the watchdog or a restart breaks"
+	if !stuckAll {
+		sev, what = SeverityWarning, fmt.Sprintf("several congested switches pause each other; if every hop reaches %s it is a PFC deadlock",
+			pct(d.cfg.Storm.PausedFraction))
+	}
 	dl := d.interval(edges)
-	d.hit(observation{key: key{CodePausePropagation, stuck[0], -1, int8(p)}, sev: SeverityError, dl: &dl,
-		msg: fmt.Sprintf("pause on priority %d goes round in a loop with no source: %s; that is a PFC deadlock, which only the watchdog or a restart breaks",
-			p, strings.Join(names, ", ")),
+	d.hit(observation{key: key{CodePausePropagation, stuck[0], -1, int8(p)}, sev: sev, dl: &dl,
+		msg:     fmt.Sprintf("pause on priority %d goes round in a loop with no source: %s; %s", p, strings.Join(names, ", "), what),
 		ev:      []Evidence{{"hops", float64(len(edges)), "links"}, {"paused_ports", float64(len(edges)), "ports"}},
 		related: related})
 }

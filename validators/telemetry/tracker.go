@@ -86,8 +86,12 @@ func (d *Detector) hit(o observation) {
 	d.maybeRaise(e, o)
 }
 
+// maybeRaise activates a finding whose condition has held for the code's
+// For, in at least two samples (one long interval with one event in it
+// shows no trend), or at once for an immediate one.
 func (d *Detector) maybeRaise(e *entry, o observation) {
-	if e.active || !(o.immediate || e.lastHit.Sub(e.since) >= d.cfg.hold(o.key.code).For) {
+	held := e.lastHit.Sub(e.since) >= d.cfg.hold(o.key.code).For && e.f.Rounds >= 2
+	if e.active || !(o.immediate || held) {
 		return
 	}
 	e.active = true
