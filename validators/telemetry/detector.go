@@ -398,7 +398,7 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 		return
 	}
 	c := d.cfg.Storm
-	paused := fok && (frac >= c.PausedFraction || (frac >= c.ClearFraction && d.tracking(r, k)))
+	paused := fok && (frac >= c.PausedFraction || (frac >= c.ClearFraction && d.active(r, k)))
 	tripped := wok && storms > 0
 	if !paused && !tripped {
 		d.quiet(r, k, dl.to)

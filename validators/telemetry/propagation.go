@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -42,8 +43,8 @@ func (d *Detector) checkPropagation(now time.Time) {
 			d.spread(p, sel, false)
 		}
 		// A spread already reported holds while its hops stay above the
-		// lower threshold (hysteresis); it starts nothing new.
-		if d.trackingCode(CodePausePropagation, p) {
+		// lower threshold (hysteresis); the lower threshold raises nothing.
+		if d.activeCode(CodePausePropagation, p) {
 			if sel := pick(p, c.ClearFraction); len(sel) > 0 {
 				d.spread(p, sel, true)
 			}
@@ -56,9 +57,10 @@ func (d *Detector) checkPropagation(now time.Time) {
 	}
 }
 
-func (d *Detector) trackingCode(code Code, prio int) bool {
-	for k := range d.findings {
-		if k.code == code && int(k.prio) == prio {
+// activeCode reports whether some finding of code at prio is active.
+func (d *Detector) activeCode(code Code, prio int) bool {
+	for k, e := range d.findings {
+		if k.code == code && int(k.prio) == prio && e.active {
 			return true
 		}
 	}
@@ -87,13 +89,13 @@ func (d *Detector) spread(p int, sel []int, keepOnly bool) {
 		dist := map[int32]int{s: 0}
 		parent := map[int32]int{}
 		order := []int32{s}
-		var ports int
+		var tree []int
 		var most float64
 		for qi := 0; qi < len(order); qi++ {
 			x := order[qi]
 			for _, i := range rev[x] {
 				e := &d.edges[i]
-				ports++
+				tree = append(tree, i)
 				most = max(most, e.frac)
 				if _, seen := dist[e.r.dev]; !seen {
 					dist[e.r.dev] = dist[x] + 1
@@ -110,7 +112,7 @@ func (d *Detector) spread(p int, sel []int, keepOnly bool) {
 			}
 		}
 		hops := dist[far]
-		if hops < c.MinHops || keepOnly && !d.keeps(key{CodePausePropagation, s, -1, int8(p)}) {
+		if hops < c.MinHops || keepOnly && !d.keeps(key{CodePausePropagation, s, -1, int8(p)}, tree) {
 			continue
 		}
 		var chain []int
@@ -122,7 +124,7 @@ func (d *Detector) spread(p int, sel []int, keepOnly bool) {
 		for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
 			chain[i], chain[j] = chain[j], chain[i]
 		}
-		d.hitSpread(s, p, chain, ports, most, hops)
+		d.hitSpread(s, p, chain, tree, most, hops)
 	}
 	var stuck []int32
 	for dev := range paused {
@@ -132,16 +134,41 @@ func (d *Detector) spread(p int, sel []int, keepOnly bool) {
 	}
 	if len(stuck) > 0 {
 		d.sortDevs(stuck)
-		if !keepOnly || d.keeps(key{CodePausePropagation, stuck[0], -1, int8(p)}) {
+		var loop []int
+		for _, dev := range stuck {
+			loop = append(loop, paused[dev]...)
+		}
+		if !keepOnly || d.keeps(key{CodePausePropagation, stuck[0], -1, int8(p)}, loop) {
 			d.hitDeadlock(p, stuck, paused)
 		}
 	}
 }
 
-// keeps reports whether k is watched and not yet seen this round.
-func (d *Detector) keeps(k key) bool {
+// keeps reports whether the lower threshold holds k this round: k is an
+// active finding not yet seen this round, and the pause found now shares a
+// paused port with what it reported last. A new spread, or random hops of
+// a busy fabric around the same source, must pass the full threshold.
+func (d *Detector) keeps(k key, edges []int) bool {
 	e := d.findings[k]
-	return e != nil && e.hitRound != d.round
+	return e != nil && e.active && e.hitRound != d.round && d.overlaps(e, edges, int(k.prio))
+}
+
+// continues reports whether a spread found now goes on with the one
+// pending under k: a spread is sustained along the same ports, not by
+// different short bursts around one source round after round.
+func (d *Detector) continues(k key, edges []int) bool {
+	e := d.findings[k]
+	return e == nil || e.active || d.overlaps(e, edges, int(k.prio))
+}
+
+func (d *Detector) overlaps(e *entry, edges []int, prio int) bool {
+	for _, i := range edges {
+		s := d.topo.subject(d.edges[i].r, prio)
+		if slices.Contains(e.f.Related, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *Detector) sortDevs(devs []int32) {
@@ -165,7 +192,9 @@ func (d *Detector) interval(edges []int) deltas {
 	return dl
 }
 
-func (d *Detector) hitSpread(src int32, p int, chain []int, ports int, most float64, hops int) {
+func (d *Detector) hitSpread(src int32, p int, chain, tree []int, most float64, hops int) {
+	k := key{CodePausePropagation, src, -1, int8(p)}
+	ports := len(tree)
 	first := d.topo.port(d.edges[chain[0]].r).peer // the source's port
 	var b strings.Builder
 	b.WriteString(d.topo.endpoint(first))
@@ -180,7 +209,7 @@ func (d *Detector) hitSpread(src int32, p int, chain []int, ports int, most floa
 		sev, why = SeverityError, fmt.Sprintf("%s is a host, so its NIC is pausing the fabric (a stalled receive path pauses without end)", d.topo.devs[src].name)
 	}
 	dl := d.interval(chain)
-	d.hit(observation{key: key{CodePausePropagation, src, -1, int8(p)}, sev: sev, dl: &dl, where: &first,
+	d.hit(observation{key: k, sev: sev, dl: &dl, where: &first, restart: !d.continues(k, tree),
 		msg: fmt.Sprintf("pause on priority %d spreads %d hops upstream from %s: %s; %d ports paused in all, the most %s; %s",
 			p, hops, d.topo.endpoint(first), b.String(), ports, pct(most), why),
 		ev: []Evidence{{"hops", float64(hops), "links"}, {"paused_ports", float64(ports), "ports"},
@@ -208,7 +237,8 @@ func (d *Detector) hitDeadlock(p int, stuck []int32, paused map[int32][]int) {
 			pct(d.cfg.Storm.PausedFraction))
 	}
 	dl := d.interval(edges)
-	d.hit(observation{key: key{CodePausePropagation, stuck[0], -1, int8(p)}, sev: sev, dl: &dl,
+	k := key{CodePausePropagation, stuck[0], -1, int8(p)}
+	d.hit(observation{key: k, sev: sev, dl: &dl, restart: !d.continues(k, edges),
 		msg:     fmt.Sprintf("pause on priority %d goes round in a loop with no source: %s; %s", p, strings.Join(names, ", "), what),
 		ev:      []Evidence{{"hops", float64(len(edges)), "links"}, {"paused_ports", float64(len(edges)), "ports"}},
 		related: related})

@@ -38,6 +38,9 @@ type observation struct {
 	totalName string
 	totalUnit string
 	where     *ref // the port whose intent line the finding points at, when not the subject's
+	// restart: this interval does not continue the pending condition (a
+	// different spread from the same source); count from it again.
+	restart bool
 }
 
 func (d *Detector) subjectOf(k key) (Subject, ref) {
@@ -72,10 +75,13 @@ func (d *Detector) hit(o observation) {
 		d.maybeRaise(e, o)
 		return
 	}
-	if o.dl.gap && !e.active {
+	switch {
+	case o.dl.gap && !e.active:
 		// A long gap is no evidence that the condition lasted: count from
 		// the end of it.
-		e.since = o.dl.to
+		e.since, e.f.Rounds = o.dl.to, 0
+	case o.restart && !e.active:
+		e.since, e.f.Rounds = o.dl.from, 0
 	}
 	e.hitRound = d.round
 	e.lastHit = o.dl.to
@@ -109,13 +115,14 @@ func (d *Detector) quiet(r ref, k key, at time.Time) {
 	}
 }
 
-// tracking reports whether k is pending or active, for the lower
-// threshold that keeps a condition (hysteresis).
-func (d *Detector) tracking(r ref, k key) bool {
+// active reports whether k is an active finding, which the lower threshold
+// keeps (hysteresis); a pending one must pass the full threshold.
+func (d *Detector) active(r ref, k key) bool {
 	if r.port >= 0 && d.devs[r.dev].ports[r.port].tracked == 0 {
 		return false
 	}
-	return d.findings[k] != nil
+	e := d.findings[k]
+	return e != nil && e.active
 }
 
 func (d *Detector) hitThisRound(k key) bool {
