@@ -47,6 +47,10 @@ type portState struct {
 	q        [NumPriorities]uint64
 	roceRxOK bool
 	roceRx   uint64
+	// ECN marks on the RoCE queue (a switch port), CE marks received and
+	// CNPs sent (a NIC).
+	ecnOK, ceOK, cnpOK bool
+	ecn, ce, cnp       uint64
 }
 
 // deltas are one port's counter increases over one interval.
@@ -290,6 +294,10 @@ func (d *Detector) checkPort(r ref, dl *deltas) {
 	if dev.host {
 		qm = RxPackets
 	}
+	ps.ecnOK = false
+	if pol.RoCE >= 0 {
+		ps.ecn, ps.ecnOK = dl.p(pol.RoCE, ECNMarked)
+	}
 	ps.qOK = 0
 	for p := range NumPriorities {
 		if dl.prioOK[p]&(1<<qm) != 0 {
@@ -310,9 +318,10 @@ func (d *Detector) checkPort(r ref, dl *deltas) {
 	}
 	d.checkNICStorm(r, dl)
 	if pol.ECN {
-		d.checkECNWithoutCNP(r, dl)
 		d.checkCNPIgnored(r, dl)
 	}
+	ps.ce, ps.ceOK = dl.n(CEReceived)
+	ps.cnp, ps.cnpOK = dl.n(CNPSent)
 	d.checkHostTxQueue(r, dl)
 	d.checkRetransmits(r, dl)
 	ps.roceRxOK = false
@@ -487,7 +496,7 @@ func (d *Detector) checkNICStorm(r ref, dl *deltas) {
 		d.quiet(r, k, dl.to)
 		return
 	}
-	sev, what := SeverityWarning, fmt.Sprintf("its pause-storm guard saw it sending pause frames for long %s time(s)", count(warn))
+	sev, what := SeverityWarning, fmt.Sprintf("its pause-storm guard warned %s time(s) that it had been sending pause frames for long", count(warn))
 	if errs > 0 {
 		sev = SeverityError
 		what = fmt.Sprintf("its pause-storm guard stopped its pause frames %s time(s) after a long stall (%s warning(s)); "+
@@ -499,24 +508,35 @@ func (d *Detector) checkNICStorm(r ref, dl *deltas) {
 		total: float64(warn + errs), totalName: "storm_events_total", totalUnit: "events"})
 }
 
-func (d *Detector) checkECNWithoutCNP(r ref, dl *deltas) {
-	k := key{CodeECNWithoutCNP, r.dev, r.port, NoPriority}
-	ce, cok := dl.n(CEReceived)
-	cnp, nok := dl.n(CNPSent)
-	if !cok || !nok {
+// checkECNWithoutCNP runs once every port is read, so the message can say
+// what the switch port facing the NIC marked.
+func (d *Detector) checkECNWithoutCNP(h ref) {
+	k := key{CodeECNWithoutCNP, h.dev, h.port, NoPriority}
+	hs := &d.devs[h.dev].ports[h.port]
+	if !hs.ceOK || !hs.cnpOK {
 		return
 	}
-	if ce < d.cfg.ECNWithoutCNP.MinCE || cnp > 0 {
-		d.quiet(r, k, dl.to)
+	if hs.ce < d.cfg.ECNWithoutCNP.MinCE || hs.cnp > 0 {
+		d.quiet(h, k, hs.at)
 		return
 	}
-	pol := d.topo.devs[r.dev].policy
-	d.hit(observation{key: k, sev: SeverityError, dl: dl,
-		msg: fmt.Sprintf("%s received %s CE-marked RoCE packets in %s and sent no CNPs: its DCQCN notification point is off "+
+	el := hs.at.Sub(hs.from)
+	dl := deltas{from: hs.from, to: hs.at, elapsed: el, gap: el > d.cfg.MaxGap}
+	ev := []Evidence{{"ce_received", float64(hs.ce), "packets"}, {"cnp_sent", float64(hs.cnp), "packets"},
+		{"ce_rate", float64(hs.ce) / el.Seconds(), "packets/s"}}
+	marked := ""
+	if peer := d.topo.port(h).peer; peer != noRef {
+		if ps := &d.devs[peer.dev].ports[peer.port]; ps.evalRound == d.round && ps.ecnOK {
+			marked = fmt.Sprintf(" (%s marked %s packets on its RoCE queue in its last %s)", d.topo.endpoint(peer),
+				count(ps.ecn), secs(ps.at.Sub(ps.from)))
+			ev = append(ev, Evidence{"switch_ecn_marked", float64(ps.ecn), "packets"})
+		}
+	}
+	pol := d.topo.devs[h.dev].policy
+	d.hit(observation{key: k, sev: SeverityError, dl: &dl, ev: ev,
+		msg: fmt.Sprintf("%s received %s CE-marked RoCE packets in %s%s and sent no CNPs: its DCQCN notification point is off "+
 			"(priority %d), so its senders are never told to slow down and congestion is left to PFC",
-			d.topo.endpoint(r), count(ce), secs(dl.elapsed), pol.RoCE),
-		ev: []Evidence{{"ce_received", float64(ce), "packets"}, {"cnp_sent", float64(cnp), "packets"},
-			{"ce_rate", float64(ce) / dl.elapsed.Seconds(), "packets/s"}}})
+			d.topo.endpoint(h), count(hs.ce), secs(el), marked, pol.RoCE)})
 }
 
 func (d *Detector) checkCNPIgnored(r ref, dl *deltas) {
@@ -638,14 +658,21 @@ func (d *Detector) checkRetransmits(r ref, dl *deltas) {
 		ev: ev, total: float64(total), totalName: "retransmit_events_total", totalUnit: "events"})
 }
 
-// checkAcrossCables compares what a NIC received as RoCE with the queues
-// the switch port facing it counted, or with the NIC's own receive
-// priorities where the switch has no queue counters.
+// checkAcrossCables runs the NIC checks that look at the switch port
+// facing the NIC: CE marks without CNPs, and what the NIC received as RoCE
+// against the queues that port counted (or the NIC's own receive
+// priorities where the switch has no queue counters).
 func (d *Detector) checkAcrossCables() {
 	c := d.cfg.WrongQueue
 	for _, h := range d.topo.hostNICs {
 		hs := &d.devs[h.dev].ports[h.port]
-		if hs.evalRound != d.round || !hs.roceRxOK {
+		if hs.evalRound != d.round {
+			continue
+		}
+		if d.topo.devs[h.dev].policy.ECN {
+			d.checkECNWithoutCNP(h)
+		}
+		if !hs.roceRxOK {
 			continue
 		}
 		rp := d.topo.devs[h.dev].policy.RoCE

@@ -231,7 +231,7 @@ func TestDetectors(t *testing.T) {
 		},
 		{
 			name: "storm by a watchdog trip is raised at once", rounds: 3,
-			setup: func(s *sim) { s.reports(Prios(PauseRx, PauseTx, WatchdogStorms, TxPackets), 0, "leaf2") },
+			setup: func(s *sim) { s.reports(PrioSetOf(PauseRx, PauseTx, WatchdogStorms, TxPackets), 0, "leaf2") },
 			step: func(s *sim, r int) {
 				if r == 2 {
 					s.add("leaf2", "Ethernet1", 3, WatchdogStorms, 1)
@@ -252,7 +252,7 @@ func TestDetectors(t *testing.T) {
 				d := s.dev("leaf2")
 				for i := range d.ports {
 					for p := range NumPriorities {
-						d.ports[i].Prio[p].Has = Prios(PauseRx, PauseTx, TxPackets)
+						d.ports[i].Prio[p].Has = PrioSetOf(PauseRx, PauseTx, TxPackets)
 					}
 				}
 			},
@@ -276,7 +276,7 @@ func TestDetectors(t *testing.T) {
 				d := s.dev("spine1")
 				for i := range d.ports {
 					for p := range NumPriorities {
-						d.ports[i].Prio[p].Has = Prios(PauseRx, PauseTx)
+						d.ports[i].Prio[p].Has = PrioSetOf(PauseRx, PauseTx)
 					}
 				}
 			},
@@ -298,7 +298,7 @@ func TestDetectors(t *testing.T) {
 			check: func(t *testing.T, h *history) {
 				wantOnly(t, h, "pfc_storm gpu2 ens1f0np0")
 				_, f := h.raisedAt(CodePFCStorm, "gpu2 ens1f0np0")
-				wantIn(t, f, "stopped its pause frames 1 time(s)", "it pauses leaf1 Ethernet2")
+				wantIn(t, f, "stopped its pause frames 1 time(s) after a long stall (3 warning(s))", "it pauses leaf1 Ethernet2")
 				if f.Subject.Priority != NoPriority {
 					t.Errorf("subject %v", f.Subject)
 				}
@@ -397,7 +397,9 @@ func TestDetectors(t *testing.T) {
 				if r != 2 {
 					t.Errorf("raised in round %d, want 2 (20 s)", r)
 				}
-				wantIn(t, f, "received 20,000 CE-marked RoCE packets in 10s and sent no CNPs", "notification point is off")
+				wantIn(t, f, "received 20,000 CE-marked RoCE packets in 10s (leaf2 Ethernet1 marked 700 packets on its RoCE queue in its last 10s) "+
+					"and sent no CNPs", "notification point is off")
+				wantEvidence(t, f, "switch_ecn_marked", 700)
 			},
 		},
 		{
@@ -456,7 +458,7 @@ func TestDetectors(t *testing.T) {
 				d := s.dev("leaf2")
 				for i := range d.ports {
 					for p := range NumPriorities {
-						d.ports[i].Prio[p].Has &^= Prios(TxPackets)
+						d.ports[i].Prio[p].Has &^= PrioSetOf(TxPackets)
 					}
 				}
 			},
@@ -541,6 +543,20 @@ func TestDetectors(t *testing.T) {
 				wantIn(t, f, "spreads 4 hops upstream from gpu3 ens1f0np0", "5 ports paused in all, the most 100%")
 				_, f = h.raisedAt(CodeLosslessDrop, "leaf2 Ethernet1 priority 3")
 				wantIn(t, f, "dropped 40,000 packets", "while the PFC watchdog was dropping the stormed queue")
+			},
+		},
+		{
+			name: "a storming host paused back by its leaf is still the source", rounds: 5,
+			step: func(s *sim, r int) {
+				s.pause("leaf2", "Ethernet1", 3, 0.6, el)  // gpu3 pauses leaf2
+				s.pause("gpu3", "ens1f0np0", 3, 0.3, el)   // leaf2 pauses gpu3 too
+				s.pause("spine1", "Ethernet2", 3, 0.4, el) // and spine1
+				s.pause("leaf1", "Ethernet49", 3, 0.3, el)
+			},
+			check: func(t *testing.T, h *history) {
+				wantOnly(t, h, "pause_propagation gpu3 priority 3")
+				_, f := h.raisedAt(CodePausePropagation, "gpu3 priority 3")
+				wantIn(t, f, "spreads 3 hops upstream from gpu3 ens1f0np0", "4 ports paused in all")
 			},
 		},
 		{
@@ -661,7 +677,7 @@ func TestCountersResetAndWrapMidStorm(t *testing.T) {
 	topo := unitTopology(t)
 	s := newSim(t, topo)
 	s.reports(allPrio, allPort, append(slices.Clone(sws), hosts...)...)
-	s.dev("leaf2").narrow = Widths{Prio: Prios(PauseRxMicros, PauseRx)}
+	s.dev("leaf2").narrow = Widths{Prio: PrioSetOf(PauseRxMicros, PauseRx)}
 	s.port("leaf2", "Ethernet1").Prio[3].V[PauseRxMicros] = 1<<32 - 15_000_000 // wraps in the second storm interval
 	det, _ := New(topo, DefaultConfig())
 	det.Observe(s.round(0))

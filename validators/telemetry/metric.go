@@ -100,8 +100,8 @@ func (s PrioSet) Len() int { return bits.OnesCount16(uint16(s)) }
 // Len is the number of metrics in the set.
 func (s PortSet) Len() int { return bits.OnesCount16(uint16(s)) }
 
-// Prios and Ports build sets.
-func Prios(ms ...PrioMetric) PrioSet {
+// PrioSetOf builds a set of per-priority metrics.
+func PrioSetOf(ms ...PrioMetric) PrioSet {
 	var s PrioSet
 	for _, m := range ms {
 		s |= 1 << m
@@ -109,8 +109,8 @@ func Prios(ms ...PrioMetric) PrioSet {
 	return s
 }
 
-// Ports builds a set of port metrics.
-func Ports(ms ...PortMetric) PortSet {
+// PortSetOf builds a set of per-port metrics.
+func PortSetOf(ms ...PortMetric) PortSet {
 	var s PortSet
 	for _, m := range ms {
 		s |= 1 << m

@@ -90,8 +90,9 @@ func parseName(counter string) (prio int, pm PrioMetric, nm PortMetric, ok bool)
 
 // ReadingFrom builds a device's reading from named samples. A host's
 // RDMA-port counters ("mlx5_0/1") join the NIC that port belongs to. It
-// returns the samples it could not place: unknown ports, and counter
-// names the detectors do not read are skipped silently.
+// returns the samples it could not place (unknown ports); counter names the
+// detectors do not read are skipped silently. Every counter is taken as
+// 64-bit; a caller whose source reads 32-bit ones sets Reading.Narrow.
 func (t *Topology) ReadingFrom(device string, taken time.Time, samples []NamedSample) (Reading, []NamedSample) {
 	r := Reading{Device: device, Taken: taken}
 	di, ok := t.byName[device]

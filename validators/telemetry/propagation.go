@@ -77,9 +77,12 @@ func (d *Detector) spread(p int, sel []int, keepOnly bool) {
 		peer := d.topo.port(e.r).peer
 		rev[peer.dev] = append(rev[peer.dev], i)
 	}
+	// A source pauses without being paused. A host is one whenever it
+	// pauses: a NIC does not forward, so pauses it receives cannot be
+	// what makes it pause.
 	var sources []int32
 	for dev := range rev {
-		if _, ok := paused[dev]; !ok {
+		if _, ok := paused[dev]; !ok || d.topo.devs[dev].host {
 			sources = append(sources, dev)
 		}
 	}
@@ -93,6 +96,9 @@ func (d *Detector) spread(p int, sel []int, keepOnly bool) {
 		var most float64
 		for qi := 0; qi < len(order); qi++ {
 			x := order[qi]
+			if x != s && d.topo.devs[x].host {
+				continue // a paused host relays nothing
+			}
 			for _, i := range rev[x] {
 				e := &d.edges[i]
 				tree = append(tree, i)

@@ -102,10 +102,10 @@ type soakEvents struct {
 
 // Source capabilities by platform: which counters each reads.
 var (
-	capSONiC = Prios(PauseRx, PauseTx, PauseRxMicros, PauseTxMicros, WatchdogStorms, Drops, PGDrops, ECNMarked, TxPackets, RxPackets)
-	capEOS   = Prios(PauseRx, PauseTx, WatchdogStorms, Drops, ECNMarked, TxPackets)
-	capNXOS  = Prios(PauseRx, PauseTx, Drops, TxPackets)
-	capNIC   = Prios(PauseRx, PauseTx, PauseRxMicros, PauseTxMicros, Drops, PGDrops, TxPackets, RxPackets)
+	capSONiC = PrioSetOf(PauseRx, PauseTx, PauseRxMicros, PauseTxMicros, WatchdogStorms, Drops, PGDrops, ECNMarked, TxPackets, RxPackets)
+	capEOS   = PrioSetOf(PauseRx, PauseTx, WatchdogStorms, Drops, ECNMarked, TxPackets)
+	capNXOS  = PrioSetOf(PauseRx, PauseTx, Drops, TxPackets)
+	capNIC   = PrioSetOf(PauseRx, PauseTx, PauseRxMicros, PauseTxMicros, Drops, PGDrops, TxPackets, RxPackets)
 )
 
 func newSoak(tb testing.TB, seed uint64, rounds int) *soakFabric {
@@ -128,7 +128,7 @@ func newSoak(tb testing.TB, seed uint64, rounds int) *soakFabric {
 			caps = capNXOS
 		}
 		if sd.name == "spine2" {
-			sd.narrow = Widths{Prio: Prios(PauseRx, PauseTx, Drops, TxPackets)}
+			sd.narrow = Widths{Prio: PrioSetOf(PauseRx, PauseTx, Drops, TxPackets)}
 		}
 		sd.named = sd.name == "leaf1" || (d.host && sd.name <= "gpu008")
 		for _, p := range d.ports {

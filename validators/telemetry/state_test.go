@@ -27,7 +27,7 @@ func TestRestartWithState(t *testing.T) {
 	topo := unitTopology(t)
 	s := newSim(t, topo)
 	s.reports(allPrio, allPort, append(slices.Clone(sws), hosts...)...)
-	s.dev("spine1").narrow = Widths{Prio: Prios(PauseRx)}
+	s.dev("spine1").narrow = Widths{Prio: PrioSetOf(PauseRx)}
 	det, _ := New(topo, DefaultConfig())
 	det.Observe(s.round(0))
 	var raised []int
@@ -99,7 +99,7 @@ func TestRestoreRefuses(t *testing.T) {
 		t.Errorf("version: %v", err)
 	}
 	bad := &State{Version: StateVersion, Devices: []DeviceState{{Device: "leaf1",
-		Ports: []PortState{{Port: "Ethernet1", Prio: [8]PrioSet{Prios(PauseRx, PauseTx)}, Values: []uint64{1}}}}}}
+		Ports: []PortState{{Port: "Ethernet1", Prio: [8]PrioSet{PrioSetOf(PauseRx, PauseTx)}, Values: []uint64{1}}}}}}
 	if err := det.Restore(bad); !errors.Is(err, ErrState) {
 		t.Errorf("short values: %v", err)
 	}
