@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,7 +57,10 @@ type conn struct {
 	tr *clientTransport
 }
 
-var _ drivers.Driver = (*Driver)(nil)
+var (
+	_ drivers.Driver  = (*Driver)(nil)
+	_ drivers.Cleaner = (*Driver)(nil)
+)
 
 // New opens the SSH session, verifying the host key. It matches
 // drivers.Constructor.
@@ -310,12 +315,59 @@ func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.parseRunning(raw, d.showCmd)
+}
+
+// parseRunning parses what the running-config command printed. An answer
+// that is an error message, or that parses to no configuration at all, is
+// an error: read as an empty configuration it would make every owned line
+// look missing.
+func (d *Driver) parseRunning(raw, cmd string) (*drivers.Running, error) {
+	if msg := errorAnswer(raw); msg != "" {
+		return nil, d.fail("fetch", cmd, msg, fmt.Errorf("%w: the device answered the running-config command with an error", drivers.ErrRejected))
+	}
 	cfg, err := d.opt.Platform.Parse([]byte(raw))
 	if err != nil {
-		return nil, d.fail("fetch", d.showCmd, "", fmt.Errorf("parsing the running configuration: %w", err))
+		return nil, d.fail("fetch", cmd, "", fmt.Errorf("parsing the running configuration: %w", err))
+	}
+	if emptyConfig(cfg) {
+		return nil, d.fail("fetch", cmd, firstLine(raw), fmt.Errorf("%w: the device returned no configuration", drivers.ErrRejected))
 	}
 	cfg.Device, cfg.Platform = d.opt.Device, d.opt.Platform.Name
 	return drivers.NewRunning(cfg, d.opt.Platform, d.opt.Scope), nil
+}
+
+// emptyConfig: nothing parsed. A switch always has some configuration (a
+// hostname, its ports).
+func emptyConfig(c *devcfg.Config) bool {
+	switch c.Shape {
+	case devcfg.ShapeTree:
+		return c.Tree.Len() == 0
+	case devcfg.ShapePaths:
+		return len(c.Paths) == 0
+	}
+	return false
+}
+
+// errorLead are first lines no running configuration starts with: the
+// marks CLIs put on a refused command (IOS-style "%", Junos "error:" and
+// "syntax error", NVUE and click "Error:", a shell's "command not found").
+var errorLead = regexp.MustCompile(`(?i)^(% |%$|error[: ]|syntax error|unknown command|invalid (command|input)|permission denied|-bash: |bash: |.*: command not found$)`)
+
+// errorAnswer returns the first meaningful line of out when it is an error
+// message, "" otherwise.
+func errorAnswer(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.Trim(t, "^ ") == "" {
+			continue
+		}
+		if errorLead.MatchString(t) {
+			return t
+		}
+		return ""
+	}
+	return ""
 }
 
 // Show runs a read-only command (`show interface priority-flow-control`,
@@ -377,27 +429,53 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	if opt.ConfirmWindow < 0 {
 		return nil, d.fail("push", "", "", errors.New("negative confirm window"))
 	}
-	id := newChangeID()
+	c := newChange(patch, opt)
 	if patch.Empty() {
-		return confirmed{id: id}, nil
+		return confirmed{id: c.id}, nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	log := d.log.With(zap.String("change", id))
+	log := d.log.With(zap.String("change", c.id))
 	log.Info("pushing", zap.Int("lines", len(patch.Lines)), zap.Int("updates", len(patch.Updates)), zap.Int("deletes", len(patch.Deletes)), zap.Duration("confirm_window", opt.ConfirmWindow))
 	switch d.style {
 	case devcfg.CommitNXOSCheckpoint:
-		return d.pushNXOS(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushNXOS(ctx, c)
 	case devcfg.CommitEOSSession:
-		return d.pushEOS(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushEOS(ctx, c)
 	case devcfg.CommitJunos:
-		return d.pushJunos(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushJunos(ctx, c)
 	case devcfg.CommitNVUE:
-		return d.pushNVUE(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushNVUE(ctx, c)
 	case devcfg.CommitSONiCPatch:
-		return d.pushSONiC(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushSONiC(ctx, c)
 	}
 	return nil, d.fail("push", "", "", drivers.ErrUnsupported)
+}
+
+// Cleanup removes what the interrupted run runID left on the device; with
+// pendingConfirm (the run died while its change waited for confirmation)
+// the change is rolled back if the device still holds it. See
+// drivers.Cleaner.
+func (d *Driver) Cleanup(ctx context.Context, runID string, pendingConfirm bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := d.ensure(ctx); err != nil {
+		return err
+	}
+	prefix := runPrefix(runID)
+	switch d.style {
+	case devcfg.CommitNXOSCheckpoint:
+		return d.cleanupNXOS(ctx, runID, prefix, pendingConfirm)
+	case devcfg.CommitEOSSession:
+		return d.cleanupEOS(ctx, prefix)
+	case devcfg.CommitJunos:
+		return d.cleanupJunos(ctx, prefix, pendingConfirm)
+	case devcfg.CommitNVUE:
+		return d.cleanupNVUE(ctx, pendingConfirm)
+	case devcfg.CommitSONiCPatch:
+		return d.cleanupSONiC(ctx, prefix, pendingConfirm)
+	}
+	return nil
 }
 
 // startCLIPush refuses a path patch on a CLI platform and opens the
@@ -411,7 +489,8 @@ func (d *Driver) startCLIPush(ctx context.Context, patch devcfg.Patch) error {
 }
 
 // dropCheckpoint removes the checkpoint of a change committed at once; a
-// checkpoint left behind is only logged, since the change stands.
+// checkpoint left behind is only logged, since the change stands (the
+// next run on the device removes it).
 func (d *Driver) dropCheckpoint(ctx context.Context, id string, discard func(context.Context) error) {
 	if err := discard(ctx); err != nil {
 		d.log.Warn("change committed, but its checkpoint could not be removed", zap.String("change", id), zap.Error(err))

@@ -184,11 +184,26 @@ func TestNVUE(t *testing.T) {
 			t.Errorf("confirming nothing: %q", out)
 		}
 	})
+	t.Run("apply --confirm counts bare minutes only", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 2})
+		c := newConsole(t, sim)
+		// NVIDIA's NVUE reference: "nv config apply --confirm 60 requires
+		// you to confirm within one hour"; it documents no unit suffix.
+		for _, bad := range []string{"20s", "1h", "0"} {
+			c.do("nv set interface swp1 link mtu 9216")
+			if out := c.do("nv config apply --confirm " + bad + " -y"); !strings.Contains(out, "Error:") || sim.PendingCommit() {
+				t.Errorf("--confirm %s accepted: %q", bad, out)
+			}
+		}
+		if out := c.do("nv config apply --confirm 60 -y"); !strings.Contains(out, "60 minutes") || !sim.PendingCommit() {
+			t.Errorf("--confirm 60: %q", out)
+		}
+	})
 	t.Run("apply --confirm rolls back unless confirmed", func(t *testing.T) {
-		sim := startSim(t, Options{Personality: Cumulus, Ports: 2, Second: 5 * time.Millisecond})
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 2, Second: 100 * time.Microsecond})
 		before := sim.Config()
 		c := newConsole(t, sim)
-		c.do("nv config detach", "nv set interface swp1 link mtu 9216", "nv config apply --confirm 20s -y")
+		c.do("nv config detach", "nv set interface swp1 link mtu 9216", "nv config apply --confirm 1 -y")
 		if sim.Config() == before || !sim.PendingCommit() {
 			t.Fatal("apply --confirm did not apply")
 		}
