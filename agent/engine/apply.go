@@ -626,15 +626,16 @@ func (e *Engine) setOutcome(run *ActiveRun, i int, o Outcome, reason string) {
 	})
 }
 
-// markActive records a device's phase in the report and in the device's
-// record, before the step it names.
+// markActive records a device's phase in the device's record, then in the
+// report, before the step it names: killed in between, the device is
+// marked and the report not yet, which the next run settles alike.
 func (e *Engine) markActive(run *ActiveRun, store RunStore, i int, device, phase string) {
-	_ = run.Update(func(r *RunReport) { r.Devices[i].Phase, r.Devices[i].Outcome = phase, OutcomeInProgress })
 	if err := store.UpdateDevice(device, func(d *DeviceRecord) {
 		d.Active = &ActiveRef{Run: run.ID(), Kind: KindApply, Phase: phase, At: e.opt.Now().UTC()}
 	}); err != nil {
 		e.log.Warn("writing the device record", zap.String("device", device), zap.Error(err))
 	}
+	_ = run.Update(func(r *RunReport) { r.Devices[i].Phase, r.Devices[i].Outcome = phase, OutcomeInProgress })
 }
 
 // settle records a device's final outcome; the device no longer carries

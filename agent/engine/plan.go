@@ -29,6 +29,9 @@ type Selection struct {
 	SkipHosts bool
 }
 
+// Keeps reports whether the selection keeps a device.
+func (s Selection) Keeps(name string) bool { return s.keep(name) }
+
 func (s Selection) keep(name string) bool {
 	if s.Owns != nil && !s.Owns(name) {
 		return false

@@ -123,13 +123,10 @@ func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig Device
 	defer drv.Close()
 	note := ""
 	if a := store.Interrupted(orig.Device); a != nil {
-		e.cleanup(ctx, drv, a.Run, a.Phase == PhaseConfirming)
-		note = fmt.Sprintf("removed what the interrupted run %s left on the device", a.Run)
-		_ = store.UpdateDevice(orig.Device, func(r *DeviceRecord) {
-			if r.Active != nil && r.Active.Run == a.Run {
-				r.Active = nil
-			}
-		})
+		// Settled first: what it left is removed, and its record says what
+		// the device held (the restore below then goes back to the
+		// snapshot from any of those).
+		note = e.recoverDevice(ctx, store, drv, dp, a, run.ID())
 	}
 	now, err := e.fetch(ctx, drv)
 	if err != nil {
@@ -161,11 +158,11 @@ func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig Device
 	if err != nil {
 		return OutcomeFailed, "desired config: " + err.Error()
 	}
-	_ = run.Update(func(r *RunReport) {
-		r.Devices[i].Snapshot, r.Devices[i].Desired, r.Devices[i].Phase, r.Devices[i].Outcome = path, wantPath, PhasePushing, OutcomeInProgress
-	})
 	_ = store.UpdateDevice(orig.Device, func(r *DeviceRecord) {
 		r.Active = &ActiveRef{Run: run.ID(), Kind: KindRollback, Phase: PhasePushing, At: e.opt.Now().UTC()}
+	})
+	_ = run.Update(func(r *RunReport) {
+		r.Devices[i].Snapshot, r.Devices[i].Desired, r.Devices[i].Phase, r.Devices[i].Outcome = path, wantPath, PhasePushing, OutcomeInProgress
 	})
 	after, err := e.restore(ctx, drv, snap, now, run.ID())
 	if err != nil {
