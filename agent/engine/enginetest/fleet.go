@@ -386,6 +386,8 @@ type Params struct {
 	NoDrop int
 	// Only limits the intent to these switches (default all).
 	Only []string
+	// VLAN is the lossless VLAN (default 100).
+	VLAN int
 }
 
 func (p Params) withDefaults() Params {
@@ -400,6 +402,9 @@ func (p Params) withDefaults() Params {
 	}
 	if p.NoDrop == 0 {
 		p.NoDrop = 3
+	}
+	if p.VLAN == 0 {
+		p.VLAN = 100
 	}
 	return p
 }
@@ -421,7 +426,7 @@ metadata:
 spec:
   lossless:
     profile: dcqcn
-    vlan: 100
+    vlan: %d
     noDropPriority: %d
     roceDscp: [26]
     trust: dscp
@@ -441,7 +446,7 @@ spec:
       transport: gnmi
       credentials: {username: %s, passwordFile: %q}
   switches:
-`, p.Name, p.NoDrop, p.ECNMin, p.NoDrop, p.MTU, f.CABundle, f.KnownHosts, Username, PasswordEnv, Username, f.PasswordFile)
+`, p.Name, p.VLAN, p.NoDrop, p.ECNMin, p.NoDrop, p.MTU, f.CABundle, f.KnownHosts, Username, PasswordEnv, Username, f.PasswordFile)
 	for _, sw := range f.Switches {
 		if len(only) > 0 && !only[sw.Name] {
 			continue
