@@ -226,3 +226,26 @@ func lineDiffSim(a, b string) string {
 	}
 	return "lengths differ"
 }
+
+// TestNXOSWrapsAtTheTerminalWidth: NX-OS prints lines longer than the
+// session's terminal width on several lines (80 columns until `terminal
+// width`, at most 511), which is how a narrow terminal breaks a long
+// allowed-VLAN or description line in published output.
+func TestNXOSWrapsAtTheTerminalWidth(t *testing.T) {
+	sim := startSim(t, Options{Personality: NXOS, Ports: 2})
+	long := "description " + strings.Repeat("gpu-rack-07-", 8) + "end"
+	if err := sim.HandChange("interface Ethernet1/1", long); err != nil {
+		t.Fatal(err)
+	}
+	c := newConsole(t, sim)
+	if out := c.do("show running-config"); strings.Contains(out, long) {
+		t.Fatal("a line longer than 80 columns was printed whole at the default width")
+	}
+	if out := c.do("terminal width 10"); !strings.Contains(out, "Invalid") {
+		t.Errorf("terminal width 10 accepted: %q", out)
+	}
+	c.do("terminal width 511")
+	if out := c.do("show running-config"); !strings.Contains(out, "  "+long+"\n") {
+		t.Fatalf("at width 511 the line is not printed whole:\n%s", out)
+	}
+}

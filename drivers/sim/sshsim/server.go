@@ -118,7 +118,15 @@ func (s *Sim) answer(sess *session, line string) (out string, act StepAction) {
 	}
 	cut := stepped && (step.Action == DropAfter || step.Action == Hang)
 	var res string
+	answer, answered := "", false
+	for k, v := range faults.Answers {
+		if strings.Contains(line, k) {
+			answer, answered = v, true
+		}
+	}
 	switch {
+	case answered:
+		res = answer
 	case faults.RejectLine != "" && strings.TrimSpace(line) != "" && strings.Contains(line, faults.RejectLine) && s.opt.Personality != SONiC:
 		res = faults.RejectMessage
 		if res == "" {

@@ -95,6 +95,10 @@ type Faults struct {
 	Delay time.Duration
 	// RefuseAuth rejects every authentication attempt.
 	RefuseAuth bool
+	// Answers replaces the device's answer to any received line containing
+	// a key with the key's value, without running the line (a device that
+	// answers a show command with an error, or with nothing).
+	Answers map[string]string
 	// Steps break single received lines: each fires once, on the Nth line
 	// (counted across sessions from SetFaults) that contains its Match.
 	Steps []StepFault
