@@ -223,3 +223,21 @@ func waitNoLeftovers(t *testing.T, sw *enginetest.Switch, when string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestDriftOnAnErrorAnswer: a running-config command answered with an
+// error is a device error in drift, never a device whose every owned line
+// is missing.
+func TestDriftOnAnErrorAnswer(t *testing.T) {
+	h := newSimHarness(t, []enginetest.Spec{{Name: "leaf-eos", Kind: enginetest.EOS}, {Name: "leaf-nxos", Kind: enginetest.NXOS}})
+	res := h.intent("fabric.yaml", enginetest.Params{})
+	h.converge(res)
+	for _, sw := range h.fleet.Switches {
+		sw.SSH.SetFaults(sshsim.Faults{Answers: map[string]string{"show running-config": "% Permission denied for the role"}})
+	}
+	p := h.drift(res)
+	for _, d := range p.Devices {
+		if d.Status != compliance.StatusError || len(d.Changes) != 0 || !strings.Contains(d.Error, "Permission denied") {
+			t.Errorf("%s: %s with %d changes (%s); want an error naming the device's answer", d.Device, d.Status, len(d.Changes), d.Error)
+		}
+	}
+}

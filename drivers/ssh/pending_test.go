@@ -44,8 +44,23 @@ var pendingCases = []pendingCase{
 
 func pendingDriver(t *testing.T, pc pendingCase, second time.Duration, log *zap.Logger) (*sshsim.Sim, drivers.Driver) {
 	t.Helper()
-	_, e := basic(t, pc.switchName)
 	sim, kh := startRealWith(t, sshsim.Options{Personality: pc.personality, Hostname: pc.switchName, Second: second})
+	pendingKH[sim] = kh
+	return sim, pendingOpen(t, sim, kh, pc, log)
+}
+
+// pendingKH remembers each simulator's known_hosts file, for a second
+// runner's driver to the same device.
+var pendingKH = map[*sshsim.Sim]string{}
+
+func pendingDriverTo(t *testing.T, sim *sshsim.Sim, pc pendingCase) (*sshsim.Sim, drivers.Driver) {
+	t.Helper()
+	return sim, pendingOpen(t, sim, pendingKH[sim], pc, nil)
+}
+
+func pendingOpen(t *testing.T, sim *sshsim.Sim, kh string, pc pendingCase, log *zap.Logger) drivers.Driver {
+	t.Helper()
+	_, e := basic(t, pc.switchName)
 	opt := drivers.Options{
 		Device: "dut", Address: sim.Addr(), Platform: e.Attrs.Platform,
 		Creds:   drivers.Credentials{Username: "rocefab", Password: "s3cret-pw"},
@@ -57,7 +72,7 @@ func pendingDriver(t *testing.T, pc pendingCase, second time.Duration, log *zap.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
-	return sim, d
+	return d
 }
 
 // waitFor polls the simulator until cond holds or the deadline passes.
