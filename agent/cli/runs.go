@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/engine"
 )
@@ -71,6 +72,47 @@ device it had started to push. With RUN_ID, runs shows that run's report.`,
 		return nil
 	}
 	return cmd
+}
+
+// recordProbeRuns records every fabric probe (rocefab probe PATH) as a run
+// in the state directory, written ahead, so `rocefab runs` lists probes
+// with applies and drifts and a probe killed in flight shows interrupted.
+func recordProbeRuns(a *app, root *cobra.Command) {
+	for _, cmd := range root.Commands() {
+		if cmd.Name() != "probe" || cmd.RunE == nil || cmd.Flags().Lookup("state-dir") == nil {
+			continue
+		}
+		inner := cmd.RunE
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			store := engine.RunStore{Dir: a.v.GetString("state-dir")}
+			if store.Dir == "" {
+				store.Dir = defaultStateDir()
+			}
+			user, host := engine.Actor()
+			run, err := store.Begin(&engine.RunReport{ID: engine.NewRunID(time.Now()), Kind: engine.KindProbe,
+				StartedAt: time.Now().UTC(), Intent: engine.IntentRefFor("", args), User: user, Hostname: host})
+			if err != nil {
+				a.log.Warn("recording the probe run", zap.Error(err))
+				return inner(cmd, args)
+			}
+			runErr := inner(cmd, args)
+			_ = run.Update(func(r *engine.RunReport) {
+				r.FinishedAt, r.Status, r.Result = time.Now().UTC(), engine.StatusDone, "success"
+				switch code := exitCode(runErr); {
+				case code == ExitUsage:
+					r.Result, r.Summary = "failure", "usage error: "+runErr.Error()
+				case code != ExitOK:
+					r.Result, r.Summary = "failure", "a verdict failed or the probe could not run"
+				default:
+					r.Summary = "every pair passed"
+				}
+			})
+			if err := run.End(); err != nil {
+				a.log.Warn("recording the probe run", zap.Error(err))
+			}
+			return runErr
+		}
+	}
 }
 
 func writeRuns(a *app, runs []engine.RunSummary, dir string) {
