@@ -26,7 +26,8 @@ type Driver interface {
 	// can, from rocefab otherwise). A zero window commits at once; the
 	// returned Pending may still hold what undoes the change exactly (a
 	// checkpoint, a snapshot of the touched region): Confirm drops it once
-	// the caller read the device back, Rollback undoes the change.
+	// the caller read the device back, Rollback undoes the change, and a
+	// later Push or Close keeps the change and drops it.
 	Push(ctx context.Context, patch devcfg.Patch, opt PushOptions) (Pending, error)
 	Close() error
 }

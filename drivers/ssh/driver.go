@@ -48,7 +48,10 @@ type Driver struct {
 	mu      sync.Mutex
 	conn    *conn
 	pending map[*localPending]struct{}
-	closed  bool
+	// held are changes committed at once whose restore point the driver
+	// keeps until Confirm; a later push or Close confirms them.
+	held   map[*heldPending]struct{}
+	closed bool
 }
 
 // conn is one open scrapligo session.
@@ -70,6 +73,7 @@ func New(ctx context.Context, opt drivers.Options) (drivers.Driver, error) {
 		opt:     opt,
 		log:     opt.Logger.Named("ssh"),
 		pending: map[*localPending]struct{}{},
+		held:    map[*heldPending]struct{}{},
 	}
 	d.style = commitStyle(opt.Platform)
 	switch d.style {
@@ -433,6 +437,8 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	if patch.Empty() {
 		return confirmed{id: c.id}, nil
 	}
+	// A caller that pushes again has moved on from its last change: keep it.
+	d.keepHeld(ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	log := d.log.With(zap.String("change", c.id))
@@ -506,6 +512,9 @@ func (d *Driver) cleanupContext(ctx context.Context) (context.Context, context.C
 // Close rolls back changes still waiting for confirmation on a rocefab-side
 // timer (nobody would be left to run it), then logs out.
 func (d *Driver) Close() error {
+	cctx, cancel := context.WithTimeout(context.Background(), 4*d.opt.Timeout)
+	d.keepHeld(cctx)
+	cancel()
 	d.mu.Lock()
 	pend := make([]*localPending, 0, len(d.pending))
 	for p := range d.pending {
@@ -539,6 +548,23 @@ func (d *Driver) Close() error {
 		_ = c.tr.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// keepHeld confirms the changes whose restore points the driver still
+// keeps: committed, and left as they are by a caller that pushes again or
+// closes.
+func (d *Driver) keepHeld(ctx context.Context) {
+	d.mu.Lock()
+	held := make([]*heldPending, 0, len(d.held))
+	for p := range d.held {
+		held = append(held, p)
+	}
+	d.mu.Unlock()
+	for _, p := range held {
+		if err := p.Confirm(ctx); err != nil {
+			d.log.Warn("keeping a change committed earlier", zap.String("change", p.id), zap.Error(err))
+		}
+	}
 }
 
 // newChangeID names a change: checkpoint, session and file names use it.

@@ -240,7 +240,8 @@ func (p *localPending) Rollback(ctx context.Context) error {
 
 // heldPending is a change committed at once whose exact restore point the
 // driver keeps until the caller has read the device back (NX-OS and SONiC
-// checkpoints): Confirm drops it, Rollback restores it. A restore built
+// checkpoints, Junos rollback 1): Confirm drops it, Rollback restores it. A
+// later Push or Close on the driver confirms it. A restore built
 // from a diff of rocefab's own lines could leave what the device generated
 // alongside them; the checkpoint cannot.
 type heldPending struct {
@@ -249,8 +250,11 @@ type heldPending struct {
 	discard func(ctx context.Context) error
 }
 
+// newHeldPending registers a held change. d.mu is held.
 func (d *Driver) newHeldPending(id string, restore, discard func(context.Context) error) *heldPending {
-	return &heldPending{pendingChange: pendingChange{d: d, id: id}, restore: restore, discard: discard}
+	p := &heldPending{pendingChange: pendingChange{d: d, id: id}, restore: restore, discard: discard}
+	d.held[p] = struct{}{}
+	return p
 }
 
 func (p *heldPending) Confirm(ctx context.Context) error {
@@ -262,6 +266,7 @@ func (p *heldPending) Confirm(ctx context.Context) error {
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	p.state = stateConfirmed
+	delete(p.d.held, p)
 	if err := p.discard(ctx); err != nil {
 		// The change stands; only the restore point is left behind.
 		p.d.log.Warn("change kept, but its checkpoint could not be removed", zap.String("change", p.id), zap.Error(err))
@@ -281,6 +286,7 @@ func (p *heldPending) Rollback(ctx context.Context) error {
 		return err
 	}
 	p.state = stateRolledBack
+	delete(p.d.held, p)
 	p.d.log.Info("change rolled back to its checkpoint", zap.String("change", p.id))
 	return nil
 }
