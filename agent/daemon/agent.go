@@ -330,8 +330,10 @@ func (a *Agent) prune() {
 		return
 	}
 	for _, r := range removed {
-		if r.Kind == history.KindApply {
-			// The engine's report and snapshots of an apply this agent made.
+		switch r.Kind {
+		case history.KindApply, history.KindDrift, history.KindProbe:
+			// The run store's record (and an apply's snapshots) of a run
+			// this agent made.
 			_ = os.RemoveAll(filepath.Join(a.cfg.StateDir, "runs", filepath.Base(r.ID)))
 		}
 	}

@@ -205,20 +205,21 @@ func (s RunStore) LastApplied() func(device string) *devcfg.Config {
 		if s.Dir == "" {
 			return nil
 		}
-		path := ""
 		if rec, err := s.DeviceRecord(device); err == nil && rec != nil {
 			if rec.LastApplied == nil {
 				return nil
 			}
-			path = rec.LastApplied.Path
-		} else {
-			// The history is read on the first lookup, not when the engine
-			// is made: commands that never plan a switch never read it.
-			once.Do(func() { latest = s.lastAppliedPaths() })
-			var ok bool
-			if path, ok = latest[device]; !ok {
-				return nil
+			if cfg, err := s.LoadSnapshot(rec.LastApplied.Path); err == nil {
+				return cfg
 			}
+			// Its run was pruned: the newest run still kept tells.
+		}
+		// The history is read on the first lookup, not when the engine is
+		// made: commands that never plan a switch never read it.
+		once.Do(func() { latest = s.lastAppliedPaths() })
+		path, ok := latest[device]
+		if !ok {
+			return nil
 		}
 		cfg, err := s.LoadSnapshot(path)
 		if err != nil {
