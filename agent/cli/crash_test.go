@@ -134,10 +134,11 @@ func waitLeftovers(f *enginetest.Fleet) map[string][]string {
 // random point of an apply to one switch of every platform, again and
 // again. Right after each kill every device that commits atomically holds
 // its old or its new configuration whole; `rocefab runs` lists the run as
-// interrupted; drift says so on the devices it was pushing; rollback
-// RUN_ID settles what the run left (its record then says what each device
-// held) and brings every device back to rocefab's old configuration, with
-// nothing left on any device.
+// interrupted; drift says so on the devices it was pushing. Then, in turn,
+// rollback RUN_ID brings every device back to rocefab's old configuration,
+// or a second apply says the run was interrupted and finishes the job;
+// either settles what the run left (its record then says what each device
+// held), and nothing is left on any device.
 func TestCrashKilledApply(t *testing.T) {
 	bin := rocefabBinary(t)
 	f := enginetest.Start(t, oneOfEachKind())
@@ -244,15 +245,29 @@ func TestCrashKilledApply(t *testing.T) {
 				t.Errorf("%s: drift does not say the run was interrupted on the %d device(s) it was pushing:\n%s", name, o, drift)
 			}
 		}
-		code, rbOut, rbErr := binRun(t, bin, "rollback", run.ID, "--auto-approve", "--allow-disruptive", "--state-dir", state, "--timeout", "10s")
-		if code != ExitOK && !strings.Contains(rbErr, "nothing to roll back") {
-			t.Errorf("%s: rollback: exit %d\n%s\n%s", name, code, rbOut, rbErr)
-		}
-		if got := driftChanges(t, bin, intent, t.TempDir()); fmt.Sprint(got) != fmt.Sprint(oldDrift) {
-			t.Errorf("%s: after rollback the devices are not back to rocefab's old configuration:\nwant %v\ngot  %v", name, oldDrift, got)
+		if round%2 == 1 {
+			// Resumed: apply again settles what the run left, then finishes.
+			code, apOut, apErr := binRun(t, bin, "apply", intent, "--auto-approve", "--allow-disruptive", "--state-dir", state, "--timeout", "10s")
+			if code != ExitOK {
+				t.Errorf("%s: apply after the kill: exit %d\n%s\n%s", name, code, apOut, apErr)
+			}
+			if inProgress > 0 && !strings.Contains(apErr, "was interrupted on this device") {
+				t.Errorf("%s: apply did not say the run was interrupted:\n%s", name, apErr)
+			}
+			if got := driftChanges(t, bin, intent, t.TempDir()); len(fmt.Sprint(got)) == 0 || strings.Contains(fmt.Sprint(got), "->") {
+				t.Errorf("%s: after the second apply the fabric does not match the intent: %v", name, got)
+			}
+		} else {
+			code, rbOut, rbErr := binRun(t, bin, "rollback", run.ID, "--auto-approve", "--allow-disruptive", "--state-dir", state, "--timeout", "10s")
+			if code != ExitOK && !strings.Contains(rbErr, "nothing to roll back") {
+				t.Errorf("%s: rollback: exit %d\n%s\n%s", name, code, rbOut, rbErr)
+			}
+			if got := driftChanges(t, bin, intent, t.TempDir()); fmt.Sprint(got) != fmt.Sprint(oldDrift) {
+				t.Errorf("%s: after rollback the devices are not back to rocefab's old configuration:\nwant %v\ngot  %v", name, oldDrift, got)
+			}
 		}
 		if left := waitLeftovers(f); len(left) > 0 {
-			t.Errorf("%s: left on the devices after rollback: %v", name, left)
+			t.Errorf("%s: left on the devices: %v", name, left)
 		}
 		_, shown, _ := binRun(t, bin, "runs", run.ID, "-o", "json", "--state-dir", state)
 		var rep engine.RunReport
