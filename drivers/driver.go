@@ -23,8 +23,11 @@ type Driver interface {
 	// Push applies a patch atomically. With a confirm window the change
 	// stays pending until Confirm; without Confirm or Rollback it rolls
 	// back by itself when the window ends (on the device where the platform
-	// can, from rocefab otherwise). A zero window commits at once, and the
-	// returned Pending is already confirmed.
+	// can, from rocefab otherwise). A zero window commits at once; the
+	// returned Pending may still hold what undoes the change exactly (a
+	// checkpoint, a snapshot of the touched region): Confirm drops it once
+	// the caller read the device back, Rollback undoes the change, and a
+	// later Push or Close keeps the change and drops it.
 	Push(ctx context.Context, patch devcfg.Patch, opt PushOptions) (Pending, error)
 	Close() error
 }
@@ -52,6 +55,25 @@ func NewRunning(cfg *devcfg.Config, platform devcfg.Platform, scope devcfg.Scope
 type PushOptions struct {
 	// ConfirmWindow keeps the commit pending until confirmed; zero commits.
 	ConfirmWindow time.Duration
+	// RunID names the run: drivers name what they leave on the device
+	// (checkpoints, sessions, locks, commit comments) after it, so another
+	// runner, or the next run, can tell whose it is.
+	RunID string
+	// Expect is the fingerprint of the owned configuration the patch was
+	// planned against. Where the device offers a lock, the driver reads the
+	// device again once it holds the lock and refuses with ErrStale if the
+	// owned configuration changed meanwhile: nobody can slip a change in
+	// between the check and the commit. Empty skips the check.
+	Expect string
+}
+
+// Cleaner is a driver that can remove what an interrupted run left on the
+// device: its lock, checkpoint, configuration session, staged edits or
+// files. With pendingConfirm (the run died while its change waited for
+// confirmation) that change is rolled back if the device still holds it,
+// since nobody is left to confirm it. Nothing of other runs is touched.
+type Cleaner interface {
+	Cleanup(ctx context.Context, runID string, pendingConfirm bool) error
 }
 
 // Pending is a pushed change waiting for Confirm or Rollback.
@@ -180,7 +202,22 @@ var (
 	ErrUnsupported      = errors.New("unsupported on this device")
 	ErrTransient        = errors.New("transient error")
 	ErrTrust            = errors.New("device identity not trusted")
+	// ErrCommitUnknown: the commit (or confirm) was sent and its answer
+	// was lost (dropped connection, timeout). The device may or may not
+	// run the change; only reading it back tells. A Pending returned with
+	// it confirms or rolls back the change if it did take effect.
+	ErrCommitUnknown = errors.New("commit sent, outcome unknown")
+	// ErrLocked: another run holds the device (its lock on the device or in
+	// the state directory); the error names the holder.
+	ErrLocked = errors.New("device locked by another run")
+	// ErrStale: the owned configuration changed between the plan and the
+	// moment the driver held the device lock; nothing was pushed.
+	ErrStale = errors.New("device changed since the plan was made")
 )
+
+// CommitUnknown reports whether err says a commit may have taken effect
+// unseen.
+func CommitUnknown(err error) bool { return errors.Is(err, ErrCommitUnknown) }
 
 // DeviceError names the device, the step and the device's own message.
 type DeviceError struct {

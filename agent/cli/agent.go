@@ -20,6 +20,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/probewire"
 	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/agent/engine/earlier"
 	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
@@ -185,9 +186,30 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 	}
 	cfg.IncludeHosts = v.GetBool("agent.hosts.include")
 	cfg.IntentLimits, _ = a.intentLimits()
+	// The agent shares the CLI's history: run reports, device records and
+	// what rocefab applied last live in the same state directory.
+	store := engine.RunStore{Dir: stateDir}
+	// What earlier commits of the intent rendered is rocefab's own too, for
+	// devices this state directory has no record of.
+	intentPaths := func() []string {
+		paths := v.GetStringSlice("agent.intent.paths")
+		if a.agentString("git.url") == "" {
+			return paths
+		}
+		if len(paths) == 0 {
+			paths = []string{"."}
+		}
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			out[i] = filepath.Join(stateDir, "git", p)
+		}
+		return out
+	}
 	eng := engine.New(a.renderers, a.drivers, a.newFleetHosts(nil, nil), engine.Options{
 		Insecure: a.flagOnly("insecure"), SSHAcceptNew: a.flagOnly("ssh-accept-new"),
 		Timeout: v.GetDuration("timeout"), Retries: v.GetInt("retries"), Parallelism: v.GetInt("parallelism"),
+		LastApplied: store.LastApplied(), Store: store,
+		Earlier: earlier.Lazy(intentPaths, a.renderers, earlier.DefaultDepth, a.log),
 		Secrets: a.resolveSecret, Logger: a.log,
 	})
 	deps := daemon.Deps{Engine: eng, Renderers: a.renderers, Logger: a.log, Version: Version(),

@@ -74,6 +74,11 @@ are confirmed only if the probe passes.`,
 			hosts *fleetHosts
 			eng   *engine.Engine
 		)
+		store := engine.RunStore{Dir: a.stateDir(df)}
+		runID := engine.NewRunID(time.Now())
+		locks := store.NewDeviceLocks(runID)
+		defer locks.Release()
+		lockWait := a.v.GetDuration("lock-wait")
 		if len(args) == 1 && compliance.IsPlanFile(args[0]) {
 			if p, err = compliance.LoadPlan(args[0]); err != nil {
 				return err
@@ -81,7 +86,7 @@ are confirmed only if the probe passes.`,
 			a.pinPlanTrust(p)
 			// Hosts and the probe load the plan's intent only if needed.
 			hosts = a.newFleetHosts(nil, p.Intent.Paths)
-			eng = a.engine(df, hosts)
+			eng = a.engine(df, hosts, p.Intent.Paths...)
 			if *verify {
 				if res, err = hosts.intent(); err != nil {
 					return err
@@ -92,8 +97,19 @@ are confirmed only if the probe passes.`,
 				return err
 			}
 			hosts = a.newFleetHosts(res, args)
-			eng = a.engine(df, hosts)
-			p, err = eng.Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: *devices})
+			eng = a.engine(df, hosts, args...)
+			sel := engine.Selection{Devices: *devices}
+			// One writer per device: the devices are held from before the
+			// plan, so a second apply waits, then plans against what the
+			// first one left.
+			if err := locks.Lock(cmd.Context(), engine.KindApply, lockWait, selectedDevices(res, sel)...); err != nil {
+				fmt.Fprintln(a.stderr, err)
+				return exitWith(ExitFailure)
+			}
+			for dev, note := range eng.Recover(cmd.Context(), res, sel, runID) {
+				fmt.Fprintf(a.stderr, "%s: %s\n", dev, note)
+			}
+			p, err = eng.Plan(cmd.Context(), res, engine.IntentRefFor(res.Name, args), sel)
 			if err != nil {
 				return err
 			}
@@ -125,7 +141,8 @@ are confirmed only if the probe passes.`,
 		}
 		opt := engine.ApplyOptions{
 			AllowDisruptive: *allowDisruptive, Canary: *canary, StopOnFailure: *onFailure == "stop",
-			ConfirmWindow: *confirmTimeout, Store: engine.RunStore{Dir: a.stateDir(df)}, Intent: res,
+			ConfirmWindow: *confirmTimeout, Store: store, Intent: res,
+			RunID: runID, Locks: locks, LockWait: lockWait,
 			Options: map[string]string{"onFailure": *onFailure, "canary": fmt.Sprint(*canary),
 				"allowDisruptive": fmt.Sprint(*allowDisruptive), "verify": fmt.Sprint(*verify)},
 		}
@@ -170,7 +187,9 @@ func newRollbackCommand(a *app) *cobra.Command {
 		Short: "Put the devices of an earlier apply back to their snapshots",
 		Long: `rollback restores every device an earlier run applied to the owned
 configuration it had before that run, with the same safe push and read-back
-as apply. Use it when an apply succeeded but turned out to be wrong.`,
+as apply. Use it when an apply succeeded but turned out to be wrong, or on a
+run that was interrupted (rocefab runs lists it): every device it had started
+to push is restored, and what it left on the device is removed first.`,
 		Args: exactArgs(1, "one RUN_ID"),
 	}
 	output := outputFlag(cmd, "text", "json")
@@ -194,7 +213,7 @@ as apply. Use it when an apply succeeded but turned out to be wrong.`,
 			fmt.Fprintln(a.stderr, "Rollback cancelled.")
 			return exitWith(ExitFailure)
 		}
-		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0], engine.RollbackOptions{AllowDisruptive: *allowDisruptive})
+		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0], engine.RollbackOptions{AllowDisruptive: *allowDisruptive, LockWait: a.v.GetDuration("lock-wait")})
 		return finishRun(a, format, rep, err, a.stateDir(df))
 	}
 	return cmd
@@ -224,17 +243,47 @@ func writeRun(a *app, format string, rep *engine.RunReport, stateDir string) err
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
-	fmt.Fprintf(a.stdout, "\n%s run %s: %s\n", strings.ToUpper(rep.Kind[:1])+rep.Kind[1:], rep.ID, rep.Result)
+	state := rep.Result
+	if rep.Status != "" && rep.Status != engine.StatusDone {
+		state = rep.Status
+	}
+	fmt.Fprintf(a.stdout, "\n%s run %s: %s\n", strings.ToUpper(rep.Kind[:1])+rep.Kind[1:], rep.ID, state)
 	for _, d := range rep.Devices {
-		line := fmt.Sprintf("  %-20s %-12s", d.Device, d.Outcome)
+		what := string(d.Outcome)
+		if d.Status != "" {
+			what = d.Status
+		}
+		if rep.Status == engine.StatusInterrupted && d.Phase != "" && d.Phase != engine.PhaseDone {
+			what = "interrupted while " + d.Phase
+		}
+		line := fmt.Sprintf("  %-20s %-12s", d.Device, what)
 		if d.Reason != "" {
 			line += " " + d.Reason
 		}
 		fmt.Fprintln(a.stdout, line)
+	}
+	if rep.Summary != "" {
+		fmt.Fprintf(a.stdout, "  %s\n", rep.Summary)
 	}
 	if rep.Verify != nil {
 		fmt.Fprintf(a.stdout, "  verify: passed=%v %s\n", rep.Verify.Passed, rep.Verify.Summary)
 	}
 	fmt.Fprintf(a.stdout, "Report: %s/runs/%s/report.json\n", stateDir, rep.ID)
 	return nil
+}
+
+// selectedDevices names the switches and hosts a selection keeps.
+func selectedDevices(res *intent.Resolved, sel engine.Selection) []string {
+	var out []string
+	for _, sw := range res.Switches {
+		if sel.Keeps(sw.Name) {
+			out = append(out, sw.Name)
+		}
+	}
+	for _, h := range res.Hosts {
+		if sel.Keeps(h.Name) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
 }

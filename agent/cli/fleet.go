@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/agent/engine/earlier"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
@@ -24,6 +27,7 @@ type deviceFlags struct {
 	stateDir     string
 	caBundle     string
 	knownHosts   string
+	lockWait     time.Duration
 }
 
 func addDeviceFlags(cmd *cobra.Command) *deviceFlags {
@@ -37,6 +41,7 @@ func addDeviceFlags(cmd *cobra.Command) *deviceFlags {
 	fs.StringVar(&f.stateDir, "state-dir", defaultStateDir(), "where run reports and snapshots are kept")
 	fs.StringVar(&f.caBundle, "ca-bundle", "", "CA bundle that verifies gNMI targets, overriding the intent's security.caBundle (CI should set it)")
 	fs.StringVar(&f.knownHosts, "known-hosts", "", "known_hosts file for SSH, overriding the intent's security.knownHosts (CI should set it)")
+	fs.DurationVar(&f.lockWait, "lock-wait", time.Minute, "how long to wait for a device another run holds before refusing it, naming that run")
 	return f
 }
 
@@ -49,6 +54,8 @@ func (f *deviceFlags) validate(a *app) error {
 		return usageErr("--retries %d: use 0 or more", a.v.GetInt("retries"))
 	case a.v.GetInt("parallelism") < 1:
 		return usageErr("--parallelism %d: use 1 or more", a.v.GetInt("parallelism"))
+	case a.v.GetDuration("lock-wait") < 0:
+		return usageErr("--lock-wait %s: use 0 (refuse at once) or more", a.v.GetDuration("lock-wait"))
 	}
 	return nil
 }
@@ -110,8 +117,18 @@ func (a *app) stateDir(f *deviceFlags) string {
 
 // engine builds the fleet engine with the command's flags; viper supplies
 // values from ROCEFAB_* variables and the config file too. hosts may be nil.
-func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
+// intentPaths, when in a git repository, let the engine know what earlier
+// revisions of the intent rendered (rocefab's own configuration) where the
+// state directory has no record of a device.
+func (a *app) engine(f *deviceFlags, hosts engine.HostRunner, intentPaths ...string) *engine.Engine {
+	var prior func(string) []*devcfg.Config
+	if src, err := earlier.Open(intentPaths, a.renderers, earlier.DefaultDepth, a.log); err != nil {
+		a.log.Warn("the intent's git history cannot be read; rocefab's earlier configuration is known from the state directory only", zap.Error(err))
+	} else if src != nil {
+		prior = src.Earlier
+	}
 	return engine.New(a.renderers, a.drivers, hosts, engine.Options{
+		Earlier:      prior,
 		Insecure:     a.flagOnly("insecure"),
 		SSHAcceptNew: a.flagOnly("ssh-accept-new"),
 		Timeout:      a.v.GetDuration("timeout"),
@@ -120,6 +137,7 @@ func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
 		Progress:     newProgress(a.stderr),
 		LastApplied:  engine.RunStore{Dir: a.stateDir(f)}.LastApplied(),
 		Secrets:      a.resolveSecret,
+		Store:        engine.RunStore{Dir: a.stateDir(f)},
 		Logger:       a.log,
 	})
 }

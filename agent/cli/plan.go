@@ -77,7 +77,13 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 		if err != nil {
 			return err
 		}
-		p, err := a.checkFabric(cmd, args, df, *devices, (*engine.Engine).Drift)
+		// Recorded as a run (rocefab runs), written ahead: a drift killed
+		// in flight is listed as interrupted.
+		drift := func(e *engine.Engine, ctx context.Context, r *intent.Resolved, ref compliance.IntentRef, sel engine.Selection) (*compliance.Plan, error) {
+			p, _, err := e.DriftRun(ctx, r, ref, sel, "")
+			return p, err
+		}
+		p, err := a.checkFabric(cmd, args, df, *devices, drift)
 		if err != nil {
 			return err
 		}
@@ -99,7 +105,7 @@ func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, de
 	if err != nil {
 		return nil, err
 	}
-	eng := a.engine(df, a.newFleetHosts(res, args))
+	eng := a.engine(df, a.newFleetHosts(res, args), args...)
 	return check(eng, cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: devices})
 }
 

@@ -121,6 +121,7 @@ real RoCEv2 traffic, and watches for drift.`,
 	for _, f := range commandFactories {
 		root.AddCommand(f(a))
 	}
+	recordProbeRuns(a, root)
 	return root
 }
 

@@ -97,6 +97,15 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	if a.db, err = history.Open(filepath.Join(cfg.StateDir, HistoryFile), deps.Now); err != nil {
 		return fail(err)
 	}
+	// Runs are recorded as running when they start: any still so belong to
+	// an agent that died in them.
+	if lost, err := a.db.MarkInterrupted("the agent stopped before the run finished (killed, crashed or the machine went down)"); err != nil {
+		return fail(fmt.Errorf("history: %w", err))
+	} else if len(lost) > 0 {
+		for _, r := range lost {
+			a.log.Warn("a run was interrupted when the agent last stopped", zap.String("run", r.ID), zap.String("kind", string(r.Kind)))
+		}
+	}
 	if a.states, err = a.db.States(); err != nil {
 		return fail(fmt.Errorf("history: %w", err))
 	}
@@ -324,8 +333,10 @@ func (a *Agent) prune() {
 		return
 	}
 	for _, r := range removed {
-		if r.Kind == history.KindApply {
-			// The engine's report and snapshots of an apply this agent made.
+		switch r.Kind {
+		case history.KindApply, history.KindDrift, history.KindProbe:
+			// The run store's record (and an apply's snapshots) of a run
+			// this agent made.
 			_ = safefile.RemoveAll(a.cfg.StateDir, filepath.Join("runs", r.ID))
 		}
 	}

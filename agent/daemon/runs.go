@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -16,6 +17,10 @@ var (
 	errBusy     = errors.New("a run of this kind is still going")
 	errNoIntent = errors.New("no valid intent loaded yet")
 )
+
+// applyLockWait is how long an automatic apply waits for a device another
+// process (a CLI apply on the same state directory) holds.
+const applyLockWait = 2 * time.Minute
 
 // RunNow runs kind now (trigger manual) and returns the recorded run.
 // Runs wait for their devices: two runs never overlap on a device.
@@ -56,6 +61,13 @@ func (a *Agent) execute(ctx context.Context, kind history.Kind, trigger history.
 	}()
 	run := &history.Run{ID: id, Kind: kind, Trigger: trigger, Fabric: cur.res.Name, Commit: cur.snap.Commit,
 		Revision: cur.snap.Revision, Shard: a.cfg.Shard.String(), Started: started}
+	// Written ahead: an agent killed during the run leaves it as running,
+	// and the next agent marks it interrupted.
+	ahead := *run
+	ahead.Result = history.ResultRunning
+	if err := a.db.Put(&ahead); err != nil {
+		a.log.Error("recording a run as it starts", zap.String("run", run.ID), zap.Error(err))
+	}
 	switch kind {
 	case history.KindPlan, history.KindDrift:
 		a.check(ctx, cur, run)
@@ -153,11 +165,15 @@ func (a *Agent) check(ctx context.Context, cur *loaded, run *history.Run) {
 
 func (a *Agent) checkLocked(ctx context.Context, cur *loaded, run *history.Run) {
 	eng := a.deps.Engine
-	do := eng.Drift
+	var p *compliance.Plan
+	var err error
 	if run.Kind == history.KindPlan {
-		do = eng.Plan
+		p, err = eng.Plan(ctx, cur.res, cur.ref, a.selection())
+	} else {
+		// Also recorded in the state directory's run store, under the same
+		// ID, so `rocefab runs` lists the agent's drifts with the CLI's.
+		p, _, err = eng.DriftRun(ctx, cur.res, cur.ref, a.selection(), run.ID)
 	}
-	p, err := do(ctx, cur.res, cur.ref, a.selection())
 	if err != nil {
 		a.stopped(ctx, run, err)
 		return
@@ -209,6 +225,8 @@ func (a *Agent) apply(ctx context.Context, cur *loaded, run *history.Run) {
 		AllowDisruptive: false, // never automatically, whatever the settings
 		StopOnFailure:   true,
 		Store:           engine.RunStore{Dir: a.cfg.StateDir},
+		RunID:           run.ID,
+		LockWait:        applyLockWait,
 		Intent:          cur.res,
 		Options:         map[string]string{"agent": "true", "trigger": string(run.Trigger), "maxDevices": fmt.Sprint(a.cfg.Apply.MaxDevices)},
 	})
@@ -218,7 +236,7 @@ func (a *Agent) apply(ctx context.Context, cur *loaded, run *history.Run) {
 	}
 	run.ID = rep.ID // the engine's report and snapshots: rocefab rollback <id>
 	run.Summary = history.Summary{Devices: len(rep.Devices), ByStatus: map[string]int{}}
-	applied := false
+	pushed := false
 	for _, d := range rep.Devices {
 		dp := changes[d.Device]
 		run.Devices = append(run.Devices, history.Device{Device: d.Device, Kind: d.Kind, Platform: d.Platform,
@@ -227,8 +245,11 @@ func (a *Agent) apply(ctx context.Context, cur *loaded, run *history.Run) {
 		run.Summary.Changes += len(dp.Changes)
 		switch d.Outcome {
 		case engine.OutcomeApplied:
-			applied = true
-		case engine.OutcomeFailed, engine.OutcomeRolledBack:
+			pushed = true
+		case engine.OutcomeFailed, engine.OutcomeRolledBack, engine.OutcomeUnknown:
+			// Whatever the report says, the device is read again right away:
+			// its state is never the one from before the push.
+			pushed = pushed || d.Snapshot != ""
 			a.metrics.pushFailures.WithLabelValues(d.Device, string(d.Outcome)).Inc()
 		}
 	}
@@ -244,7 +265,7 @@ func (a *Agent) apply(ctx context.Context, cur *loaded, run *history.Run) {
 		run.Result = history.ResultSuccess
 	}
 	a.record(run)
-	if applied && ctx.Err() == nil {
+	if pushed && ctx.Err() == nil {
 		follow := &history.Run{ID: engine.NewRunID(a.now()), Kind: history.KindDrift, Trigger: run.Trigger, Fabric: run.Fabric,
 			Commit: run.Commit, Revision: run.Revision, Shard: run.Shard, Started: a.now().UTC()}
 		a.checkLocked(ctx, cur, follow)
@@ -263,7 +284,30 @@ func (a *Agent) probe(ctx context.Context, cur *loaded, run *history.Run) {
 		return
 	}
 	defer release()
+	// Recorded in the run store too, written ahead, so `rocefab runs`
+	// lists probes with the rest.
+	user, host := engine.Actor()
+	store := engine.RunStore{Dir: a.cfg.StateDir}
+	rec, recErr := store.Begin(&engine.RunReport{ID: run.ID, Kind: engine.KindProbe, StartedAt: run.Started,
+		Intent: cur.ref, User: user, Hostname: host, Options: map[string]string{"agent": "true", "trigger": string(run.Trigger)}})
+	if recErr != nil {
+		a.log.Warn("recording the probe run", zap.Error(recErr))
+	}
 	sum, err := a.deps.Probe(ctx, cur.res, a.cfg.Shard.OwnsFunc())
+	if rec != nil {
+		_ = rec.Update(func(r *engine.RunReport) {
+			r.FinishedAt, r.Status, r.Result = a.now().UTC(), engine.StatusDone, "success"
+			switch {
+			case err != nil:
+				r.Result, r.Summary = "failure", "probe: "+err.Error()
+			case sum.Verdict != VerdictPass:
+				r.Result, r.Summary = "failure", fmt.Sprintf("probe verdict %s over %d pairs", sum.Verdict, len(sum.Pairs))
+			default:
+				r.Summary = fmt.Sprintf("probe verdict %s over %d pairs", sum.Verdict, len(sum.Pairs))
+			}
+		})
+		_ = rec.End()
+	}
 	if err != nil {
 		a.stopped(ctx, run, fmt.Errorf("probe: %w", err))
 		return

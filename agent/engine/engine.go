@@ -50,6 +50,15 @@ type Options struct {
 	// (nil if none), so its own earlier singleton values are not reported
 	// as conflicts. RunStore.LastApplied provides it.
 	LastApplied func(device string) *devcfg.Config
+	// Earlier returns what earlier revisions of the intent rendered for a
+	// device, newest first: rocefab's own configuration as every runner
+	// with the intent repository knows it, for a state directory that has
+	// no record of the device (IntentHistory provides it).
+	Earlier func(device string) []*devcfg.Config
+	// Store is the state directory's run store: drift runs are recorded in
+	// it, plans and drifts say when a run was interrupted on a device, and
+	// applies write there unless ApplyOptions.Store says otherwise.
+	Store RunStore
 	// Progress reports fleet progress; nil reports nothing.
 	Progress Progress
 	Logger   *zap.Logger

@@ -3,13 +3,18 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -23,6 +28,9 @@ type Selection struct {
 	// SkipHosts leaves hosts out (e.g. when no host runner is wired).
 	SkipHosts bool
 }
+
+// Keeps reports whether the selection keeps a device.
+func (s Selection) Keeps(name string) bool { return s.keep(name) }
 
 func (s Selection) keep(name string) bool {
 	if s.Owns != nil && !s.Owns(name) {
@@ -53,6 +61,57 @@ func (e *Engine) Drift(ctx context.Context, r *intent.Resolved, ref compliance.I
 }
 
 func (e *Engine) check(ctx context.Context, r *intent.Resolved, ref compliance.IntentRef, sel Selection, kind string) (*compliance.Plan, error) {
+	return e.checkOnly(ctx, r, ref, sel, kind)
+}
+
+// DriftRun is Drift recorded as a run in the store: written ahead as
+// running, so a drift killed in flight is listed as interrupted, and
+// finished with each device's status. id names the run (empty: a new
+// one).
+func (e *Engine) DriftRun(ctx context.Context, r *intent.Resolved, ref compliance.IntentRef, sel Selection, id string) (*compliance.Plan, *RunReport, error) {
+	store := e.opt.Store
+	if id == "" {
+		id = NewRunID(e.opt.Now())
+	}
+	user, host := Actor()
+	rep := &RunReport{SchemaVersion: RunSchema, ID: id, Kind: KindDrift, StartedAt: e.opt.Now().UTC(), Intent: ref, User: user, Hostname: host}
+	for _, sw := range r.Switches {
+		if sel.keep(sw.Name) {
+			rep.Devices = append(rep.Devices, DeviceRun{Device: sw.Name, Kind: "switch", Platform: sw.Platform, Outcome: OutcomePending, Phase: PhasePending})
+		}
+	}
+	run, err := store.begin(rep)
+	if err != nil {
+		return nil, nil, fmt.Errorf("writing the drift run's record: %w", err)
+	}
+	p, err := e.checkOnly(ctx, r, ref, sel, "drift")
+	_ = run.Update(func(rr *RunReport) {
+		rr.FinishedAt, rr.Status = e.opt.Now().UTC(), StatusDone
+		if err != nil {
+			rr.Result, rr.Summary = "failure", err.Error()
+			return
+		}
+		rr.Devices = rr.Devices[:0]
+		for _, d := range p.Devices {
+			rr.Devices = append(rr.Devices, DeviceRun{Device: d.Device, Kind: d.Kind, Platform: d.Platform, Transport: d.Transport,
+				Address: d.Address, Status: string(d.Status), Reason: d.Error, Changes: len(d.Changes), Phase: PhaseDone})
+		}
+		switch {
+		case p.HasFailures():
+			rr.Result = "failure"
+		case p.HasChanges():
+			rr.Result = "changes"
+		default:
+			rr.Result = "success"
+		}
+	})
+	if endErr := run.End(); err == nil && endErr != nil {
+		e.log.Warn("finishing the drift run's record", zap.Error(endErr))
+	}
+	return p, rep, err
+}
+
+func (e *Engine) checkOnly(ctx context.Context, r *intent.Resolved, ref compliance.IntentRef, sel Selection, kind string) (*compliance.Plan, error) {
 	p := &compliance.Plan{SchemaVersion: compliance.PlanSchema, Kind: kind, CreatedAt: e.opt.Now().UTC(), Intent: ref}
 	var switches []*intent.Switch
 	for _, sw := range r.Switches {
@@ -132,6 +191,7 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 		// port that left the intent or a moved lossless VLAN is cleaned up.
 		desired.Owned.Merge(ours.Owned)
 	}
+	dp.Warnings = append(dp.Warnings, e.deviceWarnings(sw.Name)...)
 	drv, err := e.openDriver(ctx, &dp, desired.Owned)
 	if err != nil {
 		return withError(dp, err)
@@ -150,12 +210,97 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 		dp.Notes = desired.Notes
 		running = drivers.NewRunning(running.Config, entry.Attrs.Platform, desired.Owned)
 	}
+	e.readAgain(sw.Name)
+	var earlier []*devcfg.Config
+	if ours == nil && e.opt.Earlier != nil {
+		// No record in this state directory: what earlier revisions of the
+		// intent rendered is rocefab's own. The newest the device runs
+		// exactly is what rocefab applied last.
+		earlier = e.opt.Earlier(sw.Name)
+		if ours = matchEarlier(earlier, running, entry); ours != nil {
+			desired.Owned.Merge(ours.Owned)
+			running = drivers.NewRunning(running.Config, entry.Attrs.Platform, desired.Owned)
+		}
+	}
 	dp.Fingerprint = running.Fingerprint
 	dp.Changes = compliance.Diff(desired, running.Owned, entry.Attrs.Platform.Syntax, entry.Attrs.Classify)
 	dp.Patch = devcfg.BuildPatch(dp.Changes, entry.Attrs.Platform.Syntax)
 	dp.Conflicts = devcfg.ConflictsExcept(running.Config, desired.Singletons, ours)
+	if ours == nil && len(earlier) > 0 {
+		dp.Conflicts = exceptEarlier(dp.Conflicts, running.Config, desired.Singletons, earlier)
+	}
 	dp.Status = statusFor(kind, len(dp.Changes) > 0, len(dp.Conflicts) > 0)
 	return dp
+}
+
+// matchEarlier returns the newest earlier render the device runs exactly
+// (in that render's own scope), or nil.
+func matchEarlier(earlier []*devcfg.Config, running *drivers.Running, entry *renderers.Entry) *devcfg.Config {
+	for _, c := range earlier {
+		r := drivers.NewRunning(running.Config, entry.Attrs.Platform, c.Owned)
+		if len(compliance.Diff(c, r.Owned, entry.Attrs.Platform.Syntax, nil)) == 0 {
+			return c
+		}
+	}
+	return nil
+}
+
+// exceptEarlier drops conflicts over a value some earlier revision of the
+// intent rendered for the device: rocefab's own, even where the device no
+// longer matches that revision as a whole.
+func exceptEarlier(conflicts []devcfg.Conflict, running *devcfg.Config, singletons []devcfg.Singleton, earlier []*devcfg.Config) []devcfg.Conflict {
+	var out []devcfg.Conflict
+	for _, c := range conflicts {
+		ours := false
+		for _, rev := range earlier {
+			if !slices.ContainsFunc(devcfg.ConflictsExcept(running, singletons, rev), func(x devcfg.Conflict) bool { return x == c }) {
+				ours = true
+				break
+			}
+		}
+		if !ours {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// deviceWarnings says what the state directory knows a plan must not
+// hide: a run interrupted on the device, a run applying to it right now,
+// an outcome nobody could read back.
+func (e *Engine) deviceWarnings(device string) []string {
+	store := e.opt.Store
+	if store.Dir == "" {
+		return nil
+	}
+	rec, err := store.DeviceRecord(device)
+	if err != nil || rec == nil {
+		return nil
+	}
+	var out []string
+	if a := rec.Active; a != nil {
+		if store.Alive(a.Run) {
+			out = append(out, fmt.Sprintf("%s run %s is %s on this device right now (since %s)", a.Kind, a.Run, a.Phase, a.At.UTC().Format(time.RFC3339)))
+		} else {
+			out = append(out, interruptedNote(a))
+		}
+	}
+	if u := rec.Unknown; u != nil {
+		out = append(out, fmt.Sprintf("what the device ran after run %s was unknown (%s); it has been read again for this report", u.Run, u.Reason))
+	}
+	return out
+}
+
+// readAgain clears an unknown mark once the device has been read.
+func (e *Engine) readAgain(device string) {
+	store := e.opt.Store
+	if store.Dir == "" {
+		return
+	}
+	if rec, err := store.DeviceRecord(device); err != nil || rec == nil || rec.Unknown == nil {
+		return
+	}
+	_ = store.UpdateDevice(device, func(r *DeviceRecord) { r.Unknown = nil })
 }
 
 func (e *Engine) fetch(ctx context.Context, drv drivers.Driver) (*drivers.Running, error) {

@@ -27,27 +27,74 @@ type Outcome string
 const (
 	OutcomeApplied    Outcome = "applied"
 	OutcomeNoChanges  Outcome = "no-changes"
-	OutcomeRefused    Outcome = "refused"     // conflict, stale plan, disruptive without the flag
+	OutcomeRefused    Outcome = "refused"     // conflict, stale plan, disruptive without the flag, locked
 	OutcomeFailed     Outcome = "failed"      // push failed; the device is unchanged
 	OutcomeRolledBack Outcome = "rolled-back" // pushed, then undone (read-back or verify failed)
 	OutcomeSkipped    Outcome = "skipped"     // not attempted (stop on failure, canary failed)
+	// OutcomeUnknown: the commit was sent, its answer lost, and the device
+	// could not be read back: nobody knows what it runs until it is read
+	// again.
+	OutcomeUnknown Outcome = "unknown"
+	// OutcomePending and OutcomeInProgress are written ahead while a run is
+	// under way; a run found interrupted keeps them until recovered.
+	OutcomePending    Outcome = "pending"
+	OutcomeInProgress Outcome = "in-progress"
 )
 
-// RunReport is the audit record of one apply or rollback.
+// Run kinds.
+const (
+	KindApply    = "apply"
+	KindRollback = "rollback"
+	KindDrift    = "drift"
+	KindProbe    = "probe"
+)
+
+// Run statuses. A report says running from before its first push until it
+// finishes; a running report whose process is gone is interrupted.
+const (
+	StatusRunning     = "running"
+	StatusDone        = "done"
+	StatusInterrupted = "interrupted"
+)
+
+// Device phases of a run under way.
+const (
+	PhasePending    = "pending"    // not started
+	PhasePushing    = "pushing"    // push sent, outcome not yet known
+	PhaseConfirming = "confirming" // committed, waiting for verify and confirm
+	PhaseDone       = "done"       // settled; Outcome says how
+)
+
+// RunReport is the audit record of one apply, rollback, drift or probe run.
 type RunReport struct {
 	SchemaVersion string               `json:"schemaVersion"`
 	ID            string               `json:"id"`
-	Kind          string               `json:"kind"` // apply or rollback
+	Kind          string               `json:"kind"` // apply, rollback, drift or probe
 	RollbackOf    string               `json:"rollbackOf,omitempty"`
+	Status        string               `json:"status,omitempty"`
 	StartedAt     time.Time            `json:"startedAt"`
 	FinishedAt    time.Time            `json:"finishedAt"`
 	Intent        compliance.IntentRef `json:"intent"`
 	User          string               `json:"user"`
 	Hostname      string               `json:"hostname"`
+	PID           int                  `json:"pid,omitempty"`
 	Options       map[string]string    `json:"options,omitempty"`
 	Devices       []DeviceRun          `json:"devices"`
 	Verify        *VerifyResult        `json:"verify,omitempty"`
-	Result        string               `json:"result"` // success or failure
+	// Summary is a one-line account for runs without device outcomes (a
+	// probe verdict).
+	Summary string `json:"summary,omitempty"`
+	Result  string `json:"result"` // success, changes (drift found) or failure
+	// Recovered says when and by which run an interrupted run's devices
+	// were read back and settled.
+	Recovered []Recovery `json:"recovered,omitempty"`
+}
+
+// Recovery is one later run settling devices an interrupted run left.
+type Recovery struct {
+	By      string    `json:"by"`
+	At      time.Time `json:"at"`
+	Devices []string  `json:"devices"`
 }
 
 // DeviceRun is one device's outcome and timings.
@@ -63,10 +110,21 @@ type DeviceRun struct {
 	Changes    int                   `json:"changes"`
 	StartedAt  time.Time             `json:"startedAt"`
 	DurationMS int64                 `json:"durationMs"`
+	// Phase is how far the device got while the run was under way.
+	Phase string `json:"phase,omitempty"`
+	// Status is a drift run's compliance status of the device.
+	Status string `json:"status,omitempty"`
 	// Snapshot is the file holding the owned config before the push.
 	Snapshot string `json:"snapshot,omitempty"`
+	// Desired is the file holding the owned config the push was to make,
+	// so an interrupted run can be told apart later: old, new or neither.
+	Desired string `json:"desired,omitempty"`
 	// Applied is the file holding the owned config read back after it.
 	Applied string `json:"applied,omitempty"`
+	// Found is what a later run read back on a device this run left
+	// interrupted: new (the change is in effect), old (it is not) or
+	// partial (restored to the snapshot), with Outcome settled to match.
+	Found string `json:"found,omitempty"`
 }
 
 // VerifyResult records the probe verdict that confirmed or rolled back.
@@ -75,20 +133,32 @@ type VerifyResult struct {
 	Summary string `json:"summary"`
 }
 
-// Failed reports whether any device failed, was refused or rolled back.
+// Failed reports whether any device failed, was refused, rolled back or
+// ended unknown.
 func (r *RunReport) Failed() bool {
 	for _, d := range r.Devices {
 		switch d.Outcome {
-		case OutcomeFailed, OutcomeRefused, OutcomeRolledBack:
+		case OutcomeFailed, OutcomeRefused, OutcomeRolledBack, OutcomeUnknown, OutcomePending, OutcomeInProgress:
 			return true
 		}
 	}
 	return false
 }
 
+// Device returns the run's entry for a device, or nil.
+func (r *RunReport) Device(name string) *DeviceRun {
+	for i := range r.Devices {
+		if r.Devices[i].Device == name {
+			return &r.Devices[i]
+		}
+	}
+	return nil
+}
+
 // finish records the end of the run and its result.
 func (r *RunReport) finish(at time.Time) {
 	r.FinishedAt = at.UTC()
+	r.Status = StatusDone
 	r.Result = "success"
 	if r.Failed() {
 		r.Result = "failure"
@@ -121,22 +191,37 @@ func (s RunStore) SaveApplied(id, device string, cfg *devcfg.Config) (string, er
 	return s.saveConfig(id, "applied", device, cfg)
 }
 
-// LastApplied indexes, per device, the config of its newest successful
-// apply, read lazily.
+// LastApplied returns, per device, the owned config of its newest
+// successful apply or rollback. The device's record in the state
+// directory says which it is, read on every lookup, so a long-running
+// agent sees runs other processes finished; a state directory from before
+// device records is indexed from its reports once, on the first lookup.
 func (s RunStore) LastApplied() func(device string) *devcfg.Config {
-	// The history is read on the first lookup, not when the engine is made:
-	// commands that never plan a switch (probe, rollback) never read it.
 	var (
 		once   sync.Once
 		latest map[string]string
 	)
 	return func(device string) *devcfg.Config {
+		if s.Dir == "" {
+			return nil
+		}
+		if rec, err := s.DeviceRecord(device); err == nil && rec != nil {
+			if rec.LastApplied == nil {
+				return nil
+			}
+			if cfg, err := s.LoadSnapshot(rec.LastApplied.Path); err == nil {
+				return cfg
+			}
+			// Its run was pruned: the newest run still kept tells.
+		}
+		// The history is read on the first lookup, not when the engine is
+		// made: commands that never plan a switch never read it.
 		once.Do(func() { latest = s.lastAppliedPaths() })
-		p, ok := latest[device]
+		path, ok := latest[device]
 		if !ok {
 			return nil
 		}
-		cfg, err := s.LoadSnapshot(p)
+		cfg, err := s.LoadSnapshot(path)
 		if err != nil {
 			return nil
 		}
@@ -185,6 +270,11 @@ func (s RunStore) saveConfig(id, kind, device string, cfg *devcfg.Config) (strin
 	return filepath.Join(s.Dir, rel), safefile.WriteFile(s.Dir, rel, data, 0o600)
 }
 
+// SaveDesired writes the owned config a push is to make, before it starts.
+func (s RunStore) SaveDesired(id, device string, cfg *devcfg.Config) (string, error) {
+	return s.saveConfig(id, "desired", device, cfg)
+}
+
 // LoadSnapshot reads a snapshot back.
 func (s RunStore) LoadSnapshot(path string) (*devcfg.Config, error) {
 	data, err := os.ReadFile(path)
@@ -227,6 +317,9 @@ func (s RunStore) LoadReport(id string) (*RunReport, error) {
 	if r.SchemaVersion != RunSchema {
 		return nil, fmt.Errorf("run %s: schema %q is not supported", id, r.SchemaVersion)
 	}
+	if r.Status == StatusRunning && !s.Alive(id) {
+		r.Status = StatusInterrupted
+	}
 	return &r, nil
 }
 
@@ -241,7 +334,7 @@ func (s RunStore) List() ([]string, error) {
 	}
 	var ids []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
 			ids = append(ids, e.Name())
 		}
 	}

@@ -462,20 +462,36 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	}
 	summary := patchSummary(patch)
 	if opt.ConfirmWindow <= 0 {
+		// The region is read first so the change can be undone exactly if
+		// the caller's read-back finds it wrong. A retried Set that the
+		// target already applied sets the same values again; without any
+		// answer the outcome is unknown.
+		held, err := d.holdRegion(ctx, patch)
+		if err != nil {
+			return nil, err
+		}
 		if err := d.set(ctx, req, patch); err != nil {
+			if unanswered(err) {
+				return held, commitUnknown(err)
+			}
 			return nil, err
 		}
 		d.log.Info("pushed", zap.String("set", summary))
-		return committed{}, nil
+		return held, nil
 	}
 	if d.commitExt {
 		id := newCommitID()
 		withExt := cloneSet(req)
 		withExt.Extension = []*gnmiext.Extension{commitExt(id, &gnmiext.Commit_Commit{Commit: &gnmiext.CommitRequest{RollbackDuration: durationpbOf(opt.ConfirmWindow)}})}
-		err := d.set(ctx, withExt, patch)
+		// Sent once: a second commit with the same ID would be refused
+		// as already pending when the first took effect unseen.
+		err := d.setOnce(ctx, withExt, patch)
 		if err == nil {
 			d.log.Info("pushed, pending confirmation on the device", zap.String("set", summary), zap.String("commit", id), zap.Duration("window", opt.ConfirmWindow))
 			return &extPending{d: d, id: id}, nil
+		}
+		if unanswered(err) {
+			return &extPending{d: d, id: id}, commitUnknown(err)
 		}
 		if !errors.Is(err, drivers.ErrUnsupported) {
 			return nil, err
@@ -483,6 +499,35 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 		d.log.Info("target refused the Commit extension; confirming from rocefab", zap.Error(err))
 	}
 	return d.pushWithFallback(ctx, req, patch, opt.ConfirmWindow)
+}
+
+// unanswered: the SetRequest may have reached the target, but no answer
+// came back (a dropped connection, a timeout, a cancellation).
+func unanswered(err error) bool {
+	return err != nil && !errors.Is(err, drivers.ErrRejected) && !errors.Is(err, drivers.ErrUnsupported) &&
+		!errors.Is(err, drivers.ErrAuth) && !errors.Is(err, drivers.ErrTrust)
+}
+
+// commitUnknown marks an unanswered Set as ErrCommitUnknown.
+func commitUnknown(err error) error {
+	var de *drivers.DeviceError
+	if errors.As(err, &de) {
+		cp := *de
+		cp.Err = fmt.Errorf("%w: %w", drivers.ErrCommitUnknown, de.Err)
+		return &cp
+	}
+	return fmt.Errorf("%w: %w", drivers.ErrCommitUnknown, err)
+}
+
+// setOnce sends one SetRequest without retrying.
+func (d *Driver) setOnce(ctx context.Context, req *gnmipb.SetRequest, patch devcfg.Patch) error {
+	cctx, cancel := context.WithTimeout(ctx, d.opt.Timeout)
+	defer cancel()
+	_, err := d.client.Set(cctx, req)
+	if err == nil {
+		return nil
+	}
+	return d.classify("push", d.rejectedLine(status.Convert(err).Message(), patch), err)
 }
 
 // checkModels refuses a target that lacks a model the platform needs.
@@ -741,8 +786,16 @@ type extPending struct {
 
 func (p *extPending) ID() string { return p.id }
 
+// Confirm confirms the commit. A confirmation whose answer was lost is
+// ErrCommitUnknown; one the target refuses because no such commit waits
+// (a retried confirmation that already took effect, or a window that
+// ended) is a rejection: reading the target back tells which.
 func (p *extPending) Confirm(ctx context.Context) error {
-	return p.action(ctx, "confirm", &gnmiext.Commit_Confirm{Confirm: &gnmiext.CommitConfirm{}})
+	err := p.action(ctx, "confirm", &gnmiext.Commit_Confirm{Confirm: &gnmiext.CommitConfirm{}})
+	if unanswered(err) {
+		return commitUnknown(err)
+	}
+	return err
 }
 
 func (p *extPending) Rollback(ctx context.Context) error {

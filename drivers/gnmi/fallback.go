@@ -31,16 +31,21 @@ func (d *Driver) pushWithFallback(ctx context.Context, req *gnmipb.SetRequest, p
 	if err != nil {
 		return nil, err
 	}
-	if err := d.set(ctx, req, patch); err != nil {
-		return nil, err
+	setErr := d.set(ctx, req, patch)
+	if setErr != nil && !unanswered(setErr) {
+		return nil, setErr
 	}
 	p := &fallbackPending{d: d, id: newCommitID(), region: region, snapshot: snapshot}
+	if setErr != nil {
+		// Maybe applied: the pending change can still restore the snapshot.
+		setErr = commitUnknown(setErr)
+	}
 	d.mu.Lock()
 	d.pending[p] = struct{}{}
 	d.mu.Unlock()
 	p.timer = time.AfterFunc(window, p.expire)
 	d.log.Info("pushed, pending confirmation from rocefab", zap.String("set", patchSummary(patch)), zap.String("commit", p.id), zap.Duration("window", window))
-	return p, nil
+	return p, setErr
 }
 
 // region is every path the rollback must restore: the owned scope plus
@@ -227,3 +232,51 @@ func newCommitID() string {
 }
 
 func durationpbOf(d time.Duration) *durationpb.Duration { return durationpb.New(d) }
+
+// heldRegion is a change committed at once whose region snapshot the
+// driver keeps until the caller read the target back: Rollback restores
+// the region exactly (including what the target generated beside
+// rocefab's leaves), Confirm forgets it.
+type heldRegion struct {
+	d        *Driver
+	region   map[string][]string
+	snapshot devcfg.Paths
+
+	mu   sync.Mutex
+	done bool
+}
+
+// holdRegion reads the region a patch touches.
+func (d *Driver) holdRegion(ctx context.Context, patch devcfg.Patch) (*heldRegion, error) {
+	region, err := d.region(patch)
+	if err != nil {
+		return nil, err
+	}
+	snapshot, err := d.read(ctx, "push", region)
+	if err != nil {
+		return nil, err
+	}
+	return &heldRegion{d: d, region: region, snapshot: snapshot}, nil
+}
+
+func (p *heldRegion) ID() string { return "" }
+
+func (p *heldRegion) Confirm(context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = true
+	return nil
+}
+
+func (p *heldRegion) Rollback(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return fmt.Errorf("%w: the change was kept", drivers.ErrUnsupported)
+	}
+	if err := p.d.restore(ctx, p.region, p.snapshot); err != nil {
+		return err
+	}
+	p.done = true
+	return nil
+}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +49,10 @@ type Driver struct {
 	mu      sync.Mutex
 	conn    *conn
 	pending map[*localPending]struct{}
-	closed  bool
+	// held are changes committed at once whose restore point the driver
+	// keeps until Confirm; a later push or Close confirms them.
+	held   map[*heldPending]struct{}
+	closed bool
 }
 
 // conn is one open scrapligo session.
@@ -56,7 +61,10 @@ type conn struct {
 	tr *clientTransport
 }
 
-var _ drivers.Driver = (*Driver)(nil)
+var (
+	_ drivers.Driver  = (*Driver)(nil)
+	_ drivers.Cleaner = (*Driver)(nil)
+)
 
 // New opens the SSH session, verifying the host key. It matches
 // drivers.Constructor.
@@ -66,6 +74,7 @@ func New(ctx context.Context, opt drivers.Options) (drivers.Driver, error) {
 		opt:     opt,
 		log:     opt.Logger.Named("ssh"),
 		pending: map[*localPending]struct{}{},
+		held:    map[*heldPending]struct{}{},
 	}
 	d.style = commitStyle(opt.Platform)
 	switch d.style {
@@ -314,12 +323,59 @@ func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.parseRunning(raw, d.showCmd)
+}
+
+// parseRunning parses what the running-config command printed. An answer
+// that is an error message, or that parses to no configuration at all, is
+// an error: read as an empty configuration it would make every owned line
+// look missing.
+func (d *Driver) parseRunning(raw, cmd string) (*drivers.Running, error) {
+	if msg := errorAnswer(raw); msg != "" {
+		return nil, d.fail("fetch", cmd, msg, fmt.Errorf("%w: the device answered the running-config command with an error", drivers.ErrRejected))
+	}
 	cfg, err := d.opt.Platform.Parse([]byte(raw))
 	if err != nil {
-		return nil, d.fail("fetch", d.showCmd, "", fmt.Errorf("parsing the running configuration: %w", err))
+		return nil, d.fail("fetch", cmd, "", fmt.Errorf("parsing the running configuration: %w", err))
+	}
+	if emptyConfig(cfg) {
+		return nil, d.fail("fetch", cmd, firstLine(raw), fmt.Errorf("%w: the device returned no configuration", drivers.ErrRejected))
 	}
 	cfg.Device, cfg.Platform = d.opt.Device, d.opt.Platform.Name
 	return drivers.NewRunning(cfg, d.opt.Platform, d.opt.Scope), nil
+}
+
+// emptyConfig: nothing parsed. A switch always has some configuration (a
+// hostname, its ports).
+func emptyConfig(c *devcfg.Config) bool {
+	switch c.Shape {
+	case devcfg.ShapeTree:
+		return c.Tree.Len() == 0
+	case devcfg.ShapePaths:
+		return len(c.Paths) == 0
+	}
+	return false
+}
+
+// errorLead are first lines no running configuration starts with: the
+// marks CLIs put on a refused command (IOS-style "%", Junos "error:" and
+// "syntax error", NVUE and click "Error:", a shell's "command not found").
+var errorLead = regexp.MustCompile(`(?i)^(% |%$|error[: ]|syntax error|unknown command|invalid (command|input)|permission denied|-bash: |bash: |.*: command not found$)`)
+
+// errorAnswer returns the first meaningful line of out when it is an error
+// message, "" otherwise.
+func errorAnswer(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.Trim(t, "^ ") == "" {
+			continue
+		}
+		if errorLead.MatchString(t) {
+			return t
+		}
+		return ""
+	}
+	return ""
 }
 
 // Show runs a read-only command (`show interface priority-flow-control`,
@@ -381,27 +437,55 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	if opt.ConfirmWindow < 0 {
 		return nil, d.fail("push", "", "", errors.New("negative confirm window"))
 	}
-	id := newChangeID()
+	c := newChange(patch, opt)
 	if patch.Empty() {
-		return confirmed{id: id}, nil
+		return confirmed{id: c.id}, nil
 	}
+	// A caller that pushes again has moved on from its last change: keep it.
+	d.keepHeld(ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	log := d.log.With(zap.String("change", id))
+	log := d.log.With(zap.String("change", c.id))
 	log.Info("pushing", zap.Int("lines", len(patch.Lines)), zap.Int("updates", len(patch.Updates)), zap.Int("deletes", len(patch.Deletes)), zap.Duration("confirm_window", opt.ConfirmWindow))
 	switch d.style {
 	case devcfg.CommitNXOSCheckpoint:
-		return d.pushNXOS(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushNXOS(ctx, c)
 	case devcfg.CommitEOSSession:
-		return d.pushEOS(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushEOS(ctx, c)
 	case devcfg.CommitJunos:
-		return d.pushJunos(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushJunos(ctx, c)
 	case devcfg.CommitNVUE:
-		return d.pushNVUE(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushNVUE(ctx, c)
 	case devcfg.CommitSONiCPatch:
-		return d.pushSONiC(ctx, id, patch, opt.ConfirmWindow)
+		return d.pushSONiC(ctx, c)
 	}
 	return nil, d.fail("push", "", "", drivers.ErrUnsupported)
+}
+
+// Cleanup removes what the interrupted run runID left on the device; with
+// pendingConfirm (the run died while its change waited for confirmation)
+// the change is rolled back if the device still holds it. See
+// drivers.Cleaner.
+func (d *Driver) Cleanup(ctx context.Context, runID string, pendingConfirm bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, err := d.ensure(ctx); err != nil {
+		return err
+	}
+	prefix := runPrefix(runID)
+	switch d.style {
+	case devcfg.CommitNXOSCheckpoint:
+		return d.cleanupNXOS(ctx, runID, prefix, pendingConfirm)
+	case devcfg.CommitEOSSession:
+		return d.cleanupEOS(ctx, prefix)
+	case devcfg.CommitJunos:
+		return d.cleanupJunos(ctx, prefix, pendingConfirm)
+	case devcfg.CommitNVUE:
+		return d.cleanupNVUE(ctx, pendingConfirm)
+	case devcfg.CommitSONiCPatch:
+		return d.cleanupSONiC(ctx, prefix, pendingConfirm)
+	}
+	return nil
 }
 
 // startCLIPush refuses a path patch on a CLI platform and opens the
@@ -415,7 +499,8 @@ func (d *Driver) startCLIPush(ctx context.Context, patch devcfg.Patch) error {
 }
 
 // dropCheckpoint removes the checkpoint of a change committed at once; a
-// checkpoint left behind is only logged, since the change stands.
+// checkpoint left behind is only logged, since the change stands (the
+// next run on the device removes it).
 func (d *Driver) dropCheckpoint(ctx context.Context, id string, discard func(context.Context) error) {
 	if err := discard(ctx); err != nil {
 		d.log.Warn("change committed, but its checkpoint could not be removed", zap.String("change", id), zap.Error(err))
@@ -431,6 +516,9 @@ func (d *Driver) cleanupContext(ctx context.Context) (context.Context, context.C
 // Close rolls back changes still waiting for confirmation on a rocefab-side
 // timer (nobody would be left to run it), then logs out.
 func (d *Driver) Close() error {
+	cctx, cancel := context.WithTimeout(context.Background(), 4*d.opt.Timeout)
+	d.keepHeld(cctx)
+	cancel()
 	d.mu.Lock()
 	pend := make([]*localPending, 0, len(d.pending))
 	for p := range d.pending {
@@ -464,6 +552,23 @@ func (d *Driver) Close() error {
 		_ = c.tr.Close()
 	}
 	return errors.Join(errs...)
+}
+
+// keepHeld confirms the changes whose restore points the driver still
+// keeps: committed, and left as they are by a caller that pushes again or
+// closes.
+func (d *Driver) keepHeld(ctx context.Context) {
+	d.mu.Lock()
+	held := make([]*heldPending, 0, len(d.held))
+	for p := range d.held {
+		held = append(held, p)
+	}
+	d.mu.Unlock()
+	for _, p := range held {
+		if err := p.Confirm(ctx); err != nil {
+			d.log.Warn("keeping a change committed earlier", zap.String("change", p.id), zap.Error(err))
+		}
+	}
 }
 
 // newChangeID names a change: checkpoint, session and file names use it.

@@ -28,7 +28,7 @@ var faultCases = []faultCase{
 	{"leaf-eos", sshsim.EOS, "service-profile ROCEFAB", "service-profile ROCEFAB", "% Invalid input", "interface Ethernet20"},
 	{"leaf-junos", sshsim.Junos, "et-0/0/5 scheduler-map", "set class-of-service interfaces et-0/0/5 scheduler-map", "syntax error.", "set interfaces et-0/0/20 mtu"},
 	{"leaf-cumulus", sshsim.Cumulus, "swp5 link mtu", "nv set interface swp5 link mtu 9216", "Error: Invalid command", "nv set interface swp20 link mtu"},
-	{"leaf-sonic", sshsim.SONiC, "/PORT/Ethernet8/mtu", "replace /PORT/Ethernet8/mtu", "Data Loading Failed", "apply-patch"},
+	{"leaf-sonic", sshsim.SONiC, "/PORT/Ethernet8/mtu", "replace /PORT/Ethernet8/mtu", "Data Loading Failed", "base64 -d"},
 }
 
 // basicPush connects to a fresh simulator and plans the examples/basic

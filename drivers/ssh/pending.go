@@ -82,17 +82,29 @@ type devicePending struct {
 	deadline time.Time
 	confirm  func(ctx context.Context) error
 	rollback func(ctx context.Context) error
+	// done, when set, runs after the change is settled (a lock release).
+	done func(ctx context.Context)
+	// leftovers, when set, removes what the device keeps after rolling
+	// back by itself (NX-OS's checkpoint and replace file).
+	leftovers func(ctx context.Context)
 }
 
 // newDevicePending is a change the device rolls back after window unless
 // confirmCmd is sent first; rollbackCmd rolls it back sooner. Both are
-// sent on a fresh session if the old one dropped.
+// sent on a fresh session if the old one dropped; a confirmation whose
+// answer is lost is ErrCommitUnknown (reading the device back tells).
 func (d *Driver) newDevicePending(id string, window time.Duration, confirmCmd, rollbackCmd string) *devicePending {
 	return &devicePending{
 		pendingChange: pendingChange{d: d, id: id},
 		deadline:      time.Now().Add(window),
-		confirm:       func(ctx context.Context) error { return d.sendFresh(ctx, "confirm", confirmCmd) },
+		confirm:       func(ctx context.Context) error { return commitUnknown(d.sendFresh(ctx, "confirm", confirmCmd)) },
 		rollback:      func(ctx context.Context) error { return d.sendFresh(ctx, "rollback", rollbackCmd) },
+	}
+}
+
+func (p *devicePending) settle(ctx context.Context) {
+	if p.done != nil && p.d.conn != nil {
+		p.done(ctx)
 	}
 }
 
@@ -105,13 +117,21 @@ func (p *devicePending) Confirm(ctx context.Context) error {
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
 	if err := p.confirm(ctx); err != nil {
-		if time.Now().After(p.deadline) {
+		// A device that says nothing waits for confirmation (a refusal, not
+		// a lost answer) has ended the window, whatever rocefab's clock
+		// says.
+		if time.Now().After(p.deadline) || (errors.Is(err, drivers.ErrRejected) && !drivers.CommitUnknown(err)) {
 			p.state, p.expired = stateRolledBack, true
+			if p.leftovers != nil {
+				p.leftovers(ctx)
+			}
+			p.settle(ctx)
 			return errors.Join(p.d.fail("confirm", "", "", fmt.Errorf("%w: the confirm window of change %s ended and the device rolled it back", drivers.ErrRejected, p.id)), err)
 		}
 		return err
 	}
 	p.state = stateConfirmed
+	p.settle(ctx)
 	p.d.log.Info("change confirmed", zap.String("change", p.id))
 	return nil
 }
@@ -124,15 +144,18 @@ func (p *devicePending) Rollback(ctx context.Context) error {
 	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
-	if time.Now().After(p.deadline) {
-		// The device has already rolled back by itself.
-		p.state, p.expired = stateRolledBack, true
-		return nil
-	}
 	if err := p.rollback(ctx); err != nil {
-		return err
+		if !time.Now().After(p.deadline) {
+			return err
+		}
+		// The window is over: the device rolled back by itself, and what
+		// the rollback command left to do (remove a session, a file) the
+		// next run cleans up. Reading the device back confirms.
+		p.d.log.Debug("rollback after the confirm window", zap.String("change", p.id), zap.Error(err))
+		p.expired = true
 	}
 	p.state = stateRolledBack
+	p.settle(ctx)
 	p.d.log.Info("change rolled back", zap.String("change", p.id))
 	return nil
 }
@@ -212,5 +235,58 @@ func (p *localPending) Rollback(ctx context.Context) error {
 	delete(p.d.pending, p)
 	p.state = stateRolledBack
 	p.d.log.Info("change rolled back", zap.String("change", p.id))
+	return nil
+}
+
+// heldPending is a change committed at once whose exact restore point the
+// driver keeps until the caller has read the device back (NX-OS and SONiC
+// checkpoints, Junos rollback 1): Confirm drops it, Rollback restores it. A
+// later Push or Close on the driver confirms it. A restore built
+// from a diff of rocefab's own lines could leave what the device generated
+// alongside them; the checkpoint cannot.
+type heldPending struct {
+	pendingChange
+	restore func(ctx context.Context) error
+	discard func(ctx context.Context) error
+}
+
+// newHeldPending registers a held change. d.mu is held.
+func (d *Driver) newHeldPending(id string, restore, discard func(context.Context) error) *heldPending {
+	p := &heldPending{pendingChange: pendingChange{d: d, id: id}, restore: restore, discard: discard}
+	d.held[p] = struct{}{}
+	return p
+}
+
+func (p *heldPending) Confirm(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err, done := p.settled(stateConfirmed); done {
+		return err
+	}
+	p.d.mu.Lock()
+	defer p.d.mu.Unlock()
+	p.state = stateConfirmed
+	delete(p.d.held, p)
+	if err := p.discard(ctx); err != nil {
+		// The change stands; only the restore point is left behind.
+		p.d.log.Warn("change kept, but its checkpoint could not be removed", zap.String("change", p.id), zap.Error(err))
+	}
+	return nil
+}
+
+func (p *heldPending) Rollback(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err, done := p.settled(stateRolledBack); done {
+		return err
+	}
+	p.d.mu.Lock()
+	defer p.d.mu.Unlock()
+	if err := p.restore(ctx); err != nil {
+		return err
+	}
+	p.state = stateRolledBack
+	delete(p.d.held, p)
+	p.d.log.Info("change rolled back to its checkpoint", zap.String("change", p.id))
 	return nil
 }

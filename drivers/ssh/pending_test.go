@@ -35,17 +35,32 @@ type pendingCase struct {
 }
 
 var pendingCases = []pendingCase{
-	{"leaf-nxos", sshsim.NXOS, devcfg.Patch{Lines: []string{"interface Ethernet1/2", "mtu 9216", "exit"}}, "interface Ethernet1/2\n  mtu 9216", time.Second, 0, 0, time.Second},
+	{"leaf-nxos", sshsim.NXOS, devcfg.Patch{Lines: []string{"interface Ethernet1/2", "mtu 9216", "exit"}}, "interface Ethernet1/2\n  mtu 9216", time.Second, 20 * time.Millisecond, 70 * time.Millisecond, 2100 * time.Millisecond},
 	{"leaf-eos", sshsim.EOS, devcfg.Patch{Lines: []string{"interface Ethernet2", "mtu 9214", "exit"}}, "interface Ethernet2\n   mtu 9214", time.Second, time.Second, 2 * time.Second, 2 * time.Second},
 	{"leaf-junos", sshsim.Junos, devcfg.Patch{Lines: []string{"set interfaces et-0/0/2 mtu 9216"}}, "set interfaces et-0/0/2 mtu 9216", time.Minute, 15 * time.Millisecond, 35 * time.Millisecond, 2100 * time.Millisecond},
-	{"leaf-cumulus", sshsim.Cumulus, devcfg.Patch{Lines: []string{"nv set interface swp2 link mtu 9216"}}, `"mtu": 9216`, time.Second, time.Second, 2 * time.Second, 2 * time.Second},
+	{"leaf-cumulus", sshsim.Cumulus, devcfg.Patch{Lines: []string{"nv set interface swp2 link mtu 9216"}}, `"mtu": 9216`, time.Minute, 15 * time.Millisecond, 35 * time.Millisecond, 2100 * time.Millisecond},
 	{"leaf-sonic", sshsim.SONiC, devcfg.Patch{Updates: []devcfg.PathUpdate{{Path: "sonic-db:/PORT/Ethernet8/mtu", Value: devcfg.String("9216")}}}, `"mtu": "9216"`, time.Second, 0, 0, time.Second},
 }
 
 func pendingDriver(t *testing.T, pc pendingCase, second time.Duration, log *zap.Logger) (*sshsim.Sim, drivers.Driver) {
 	t.Helper()
-	_, e := basic(t, pc.switchName)
 	sim, kh := startRealWith(t, sshsim.Options{Personality: pc.personality, Hostname: pc.switchName, Second: second})
+	pendingKH[sim] = kh
+	return sim, pendingOpen(t, sim, kh, pc, log)
+}
+
+// pendingKH remembers each simulator's known_hosts file, for a second
+// runner's driver to the same device.
+var pendingKH = map[*sshsim.Sim]string{}
+
+func pendingDriverTo(t *testing.T, sim *sshsim.Sim, pc pendingCase) (*sshsim.Sim, drivers.Driver) {
+	t.Helper()
+	return sim, pendingOpen(t, sim, pendingKH[sim], pc, nil)
+}
+
+func pendingOpen(t *testing.T, sim *sshsim.Sim, kh string, pc pendingCase, log *zap.Logger) drivers.Driver {
+	t.Helper()
+	_, e := basic(t, pc.switchName)
 	opt := drivers.Options{
 		Device: "dut", Address: sim.Addr(), Platform: e.Attrs.Platform,
 		Creds:   drivers.Credentials{Username: "rocefab", Password: "s3cret-pw"},
@@ -57,7 +72,7 @@ func pendingDriver(t *testing.T, pc pendingCase, second time.Duration, log *zap.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
-	return sim, d
+	return d
 }
 
 // waitFor polls the simulator until cond holds or the deadline passes.
@@ -75,9 +90,10 @@ func waitFor(t *testing.T, within time.Duration, cond func() bool) bool {
 
 // TestUnconfirmedChangeRollsBack: a change pushed with a confirm window and
 // never confirmed is undone when the window ends, by the device (EOS commit
-// timer, Junos commit confirmed, NVUE apply --confirm) or by rocefab's timer
-// (NX-OS, SONiC); the device ends byte-identical to its earlier state and a
-// late confirmation fails.
+// timer, Junos commit confirmed, NVUE apply --confirm, NX-OS configure
+// replace commit-timeout) or by rocefab's timer (SONiC); the device ends
+// byte-identical to its earlier state, a late confirmation fails and
+// removes what the device kept.
 func TestUnconfirmedChangeRollsBack(t *testing.T) {
 	for _, pc := range pendingCases {
 		t.Run(pc.switchName, func(t *testing.T) {
@@ -187,7 +203,7 @@ func TestJunosWindowRoundedUp(t *testing.T) {
 	defer func() { _ = p.Confirm(testContext(t)) }()
 	found := false
 	for _, l := range sim.Received() {
-		found = found || l == "commit confirmed 2"
+		found = found || strings.HasPrefix(l, "commit confirmed 2 comment ")
 	}
 	if !found {
 		t.Fatalf("no `commit confirmed 2` sent: %q", sim.Received())

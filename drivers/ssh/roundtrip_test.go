@@ -97,7 +97,11 @@ func startRealWith(t testing.TB, opt sshsim.Options) (*sshsim.Sim, string) {
 	return sim, kh
 }
 
-var changeID = regexp.MustCompile(`rocefab-\d{8}-\d{6}-[0-9a-f]{6}`)
+var (
+	changeID = regexp.MustCompile(`rocefab-\d{8}-\d{6}-[0-9a-f]{6}`)
+	// holderAt is where a lock holder names its host and process.
+	holderAt = regexp.MustCompile(` on \S+ pid \d+`)
+)
 
 // sent is what the driver typed, without the prompts it fetched with empty
 // lines and with the per-change name made stable. A patch file written in
@@ -110,6 +114,7 @@ func sent(sim *sshsim.Sim) []byte {
 			continue
 		}
 		l = changeID.ReplaceAllString(l, "rocefab-ID")
+		l = holderAt.ReplaceAllString(l, " on HOST pid PID")
 		if rest, ok := strings.CutPrefix(l, "echo "); ok && strings.Contains(rest, ".b64") {
 			chunk, _, _ := strings.Cut(rest, " ")
 			chunks.WriteString(chunk)
@@ -157,10 +162,10 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Check(t, filepath.Join("testdata", "sent", rt.switchName+".golden"), sent(sim))
 			if err := p.Confirm(ctx); err != nil {
 				t.Fatal(err)
 			}
+			golden.Check(t, filepath.Join("testdata", "sent", rt.switchName+".golden"), sent(sim))
 
 			after, err := d.Fetch(ctx)
 			if err != nil {

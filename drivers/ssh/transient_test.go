@@ -156,13 +156,13 @@ func TestContextCancellation(t *testing.T) {
 }
 
 // TestCloseRollsBackUnconfirmed: a driver closed while its own timer still
-// guards an unconfirmed change (NX-OS) rolls the change back rather than
-// leaving it behind with nobody to time it out.
+// guards an unconfirmed change (NX-OS beyond its 3600 s commit timer) rolls
+// the change back rather than leaving it behind with nobody to time it out.
 func TestCloseRollsBackUnconfirmed(t *testing.T) {
 	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.NXOS})
 	before := sim.Config()
 	d := open(t, testOptions(sim, kh, nxosTest, nil))
-	if _, err := d.Push(testCtx(t), devcfg.Patch{Lines: []string{"interface Ethernet1/2", "mtu 9216", "exit"}}, drivers.PushOptions{ConfirmWindow: time.Hour}); err != nil {
+	if _, err := d.Push(testCtx(t), devcfg.Patch{Lines: []string{"interface Ethernet1/2", "mtu 9216", "exit"}}, drivers.PushOptions{ConfirmWindow: 2 * time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	if sim.Config() == before {

@@ -89,7 +89,8 @@ func (d *Dir) Path() string { return d.path }
 // WriteFile writes data to rel inside the directory, making its parent
 // directories (mode 0700 when perm is private, else 0755). The file is
 // written beside its final name and renamed into place, so a reader never
-// sees half a file and a crash leaves the old one.
+// sees half a file and a crash, even of the machine, leaves the old one
+// or the new one whole.
 func (d *Dir) WriteFile(rel string, data []byte, perm fs.FileMode) error {
 	if err := Rel(rel); err != nil {
 		return err
@@ -115,6 +116,9 @@ func (d *Dir) WriteFile(rel string, data []byte, perm fs.FileMode) error {
 	if err == nil {
 		err = f.Chmod(perm) // the umask does not widen a private file, nor narrow a public one
 	}
+	if err == nil {
+		err = f.Sync() // the data is on disk before the name points at it
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -125,7 +129,21 @@ func (d *Dir) WriteFile(rel string, data []byte, perm fs.FileMode) error {
 		_ = d.root.Remove(tmp)
 		return fmt.Errorf("%s: %w", filepath.Join(d.path, rel), err)
 	}
+	// rename(2) is atomic; syncing the directory makes the new entry
+	// survive a crash, so a run record is entirely old or entirely new.
+	if err := d.syncDir(filepath.Dir(rel)); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(d.path, rel), err)
+	}
 	return nil
+}
+
+func (d *Dir) syncDir(rel string) error {
+	dir, err := d.root.Open(rel)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return dir.Sync()
 }
 
 // RemoveAll removes rel and what it holds, inside the directory only.

@@ -46,10 +46,15 @@ const (
 	ResultChanges   Result = "changes"
 	ResultFailure   Result = "failure"
 	ResultCancelled Result = "cancelled"
+	// ResultInterrupted: the agent died (killed, crashed) during the run;
+	// it was recorded as running when it started.
+	ResultInterrupted Result = "interrupted"
+	// ResultRunning is written when a run starts and replaced when it ends.
+	ResultRunning Result = "running"
 )
 
-// Results lists every result, for metrics.
-var Results = []Result{ResultSuccess, ResultChanges, ResultFailure, ResultCancelled}
+// Results lists every result a finished run can have, for metrics.
+var Results = []Result{ResultSuccess, ResultChanges, ResultFailure, ResultCancelled, ResultInterrupted}
 
 // Run is one recorded run.
 type Run struct {

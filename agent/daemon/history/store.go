@@ -196,6 +196,9 @@ func (s *Store) List(q Query) (Page, error) {
 			if q.Kind != "" && r.Kind != q.Kind {
 				continue
 			}
+			if r.Result == ResultRunning {
+				continue // in flight: the agent lists those itself
+			}
 			if len(page.Runs) == q.Limit {
 				page.Next = page.Runs[len(page.Runs)-1].ID
 				return nil
@@ -214,6 +217,42 @@ func (s *Store) Latest(kind Kind) (*Run, error) {
 		return nil, err
 	}
 	return &p.Runs[0], nil
+}
+
+// MarkInterrupted turns every run still recorded as running into an
+// interrupted one: called when an agent opens the history, before it
+// starts runs of its own, so it finds the runs its predecessor was killed
+// in. It returns them.
+func (s *Store) MarkInterrupted(reason string) ([]Run, error) {
+	var ids []string
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketBriefs).ForEach(func(_, v []byte) error {
+			var r Run
+			if err := json.Unmarshal(v, &r); err != nil {
+				return err
+			}
+			if r.Result == ResultRunning {
+				ids = append(ids, r.ID)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []Run
+	for _, id := range ids {
+		r, err := s.Get(id)
+		if err != nil {
+			return out, err
+		}
+		r.Result, r.Error = ResultInterrupted, reason
+		if err := s.Put(r); err != nil {
+			return out, err
+		}
+		out = append(out, r.Brief())
+	}
+	return out, nil
 }
 
 // Count is the number of runs kept.

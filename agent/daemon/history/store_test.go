@@ -234,3 +234,42 @@ func BenchmarkPut(b *testing.B) {
 		}
 	}
 }
+
+// TestMarkInterrupted: runs recorded as running when they started, and
+// never finished, become interrupted when the next agent opens the
+// history; finished runs are left alone, and running ones stay out of
+// listings until then.
+func TestMarkInterrupted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	c := &clock{time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s := open(t, path, c)
+	done := run(1, KindDrift, c.t)
+	lost := run(2, KindDrift, c.t)
+	lost.Result, lost.Finished = ResultRunning, time.Time{}
+	for _, r := range []*Run{done, lost} {
+		if err := s.Put(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, _ := s.List(Query{}); len(p.Runs) != 1 || p.Runs[0].ID != done.ID {
+		t.Fatalf("a running run is listed: %+v", p.Runs)
+	}
+	_ = s.Close()
+
+	s = open(t, path, c)
+	defer s.Close()
+	marked, err := s.MarkInterrupted("killed")
+	if err != nil || len(marked) != 1 || marked[0].ID != lost.ID {
+		t.Fatalf("marked %+v, %v", marked, err)
+	}
+	got, err := s.Get(lost.ID)
+	if err != nil || got.Result != ResultInterrupted || got.Error != "killed" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if got, _ := s.Get(done.ID); got.Result != ResultChanges {
+		t.Fatalf("a finished run was touched: %s", got.Result)
+	}
+	if again, _ := s.MarkInterrupted("killed"); len(again) != 0 {
+		t.Fatalf("marked twice: %+v", again)
+	}
+}

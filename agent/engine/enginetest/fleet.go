@@ -76,6 +76,10 @@ func Mixed(n int, kinds ...Kind) []Spec {
 	return specs
 }
 
+// SetPasswordEnv sets PasswordEnv for tb and its subtests, so subtests
+// that run in parallel can Start fleets.
+func SetPasswordEnv(tb testing.TB) { tb.Setenv(PasswordEnv, password) }
+
 // Switch is one running simulator.
 type Switch struct {
 	Spec
@@ -136,6 +140,41 @@ func (s *Switch) Slow(d time.Duration) {
 	s.SSH.SetFaults(sshsim.Faults{Delay: d})
 }
 
+// Reset puts the switch back to its state at Start, with no faults.
+func (s *Switch) Reset() error {
+	if s.GNMI != nil {
+		return s.GNMI.Reset(initialGNMI(s.Spec))
+	}
+	return s.SSH.Reset()
+}
+
+// Save returns what puts the switch back to its state now, faults
+// cleared.
+func (s *Switch) Save() func() error {
+	if s.GNMI != nil {
+		leaves := s.GNMI.Leaves()
+		return func() error { return s.GNMI.Reset(leaves) }
+	}
+	snap := s.SSH.Snapshot()
+	return func() error {
+		s.SSH.Restore(snap)
+		return nil
+	}
+}
+
+// Leftovers lists what a push could leave behind on the device (SSH:
+// checkpoints, sessions, files, locks, pending commits; gNMI: a pending
+// commit).
+func (s *Switch) Leftovers() []string {
+	if s.GNMI != nil {
+		if id, ok := s.GNMI.PendingCommit(); ok {
+			return []string{"pending commit " + id}
+		}
+		return nil
+	}
+	return s.SSH.Leftovers()
+}
+
 // ClearFaults removes injected faults.
 func (s *Switch) ClearFaults() {
 	if s.GNMI != nil {
@@ -171,7 +210,10 @@ func Start(tb testing.TB, specs []Spec) *Fleet {
 		Switches:     make([]*Switch, len(specs)),
 		byName:       map[string]*Switch{},
 	}
-	tb.Setenv(PasswordEnv, password)
+	if os.Getenv(PasswordEnv) != password {
+		// Parallel tests set it once in their parent (SetPasswordEnv).
+		tb.Setenv(PasswordEnv, password)
+	}
 	if err := os.WriteFile(f.PasswordFile, []byte(password+"\n"), 0o600); err != nil {
 		tb.Fatal(err)
 	}
@@ -344,6 +386,8 @@ type Params struct {
 	NoDrop int
 	// Only limits the intent to these switches (default all).
 	Only []string
+	// VLAN is the lossless VLAN (default 100).
+	VLAN int
 }
 
 func (p Params) withDefaults() Params {
@@ -358,6 +402,9 @@ func (p Params) withDefaults() Params {
 	}
 	if p.NoDrop == 0 {
 		p.NoDrop = 3
+	}
+	if p.VLAN == 0 {
+		p.VLAN = 100
 	}
 	return p
 }
@@ -379,7 +426,7 @@ metadata:
 spec:
   lossless:
     profile: dcqcn
-    vlan: 100
+    vlan: %d
     noDropPriority: %d
     roceDscp: [26]
     trust: dscp
@@ -399,7 +446,7 @@ spec:
       transport: gnmi
       credentials: {username: %s, passwordFile: %q}
   switches:
-`, p.Name, p.NoDrop, p.ECNMin, p.NoDrop, p.MTU, f.CABundle, f.KnownHosts, Username, PasswordEnv, Username, f.PasswordFile)
+`, p.Name, p.VLAN, p.NoDrop, p.ECNMin, p.NoDrop, p.MTU, f.CABundle, f.KnownHosts, Username, PasswordEnv, Username, f.PasswordFile)
 	for _, sw := range f.Switches {
 		if len(only) > 0 && !only[sw.Name] {
 			continue

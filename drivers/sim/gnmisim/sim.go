@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
@@ -86,6 +88,37 @@ type Faults struct {
 	Delay time.Duration
 	// RefuseAuth fails every RPC with Unauthenticated.
 	RefuseAuth bool
+	// Steps break single RPCs: each fires once, on the Nth RPC (counted
+	// from SetFaults) whose method contains its Method.
+	Steps []StepFault
+}
+
+// StepAction is what a StepFault does to its RPC.
+type StepAction int
+
+const (
+	// DropBefore closes the connection as the RPC arrives: it never runs.
+	DropBefore StepAction = iota + 1
+	// DropAfter runs the RPC, then closes the connection without an
+	// answer: a Set is applied and the client never hears of it (the gNMI
+	// specification makes one SetRequest one transaction, applied whole or
+	// not at all).
+	DropAfter
+	// Hang runs the RPC and answers only when the client gave up.
+	Hang
+	// Slow runs the RPC and answers Delay later.
+	Slow
+)
+
+// StepFault is one broken RPC.
+type StepFault struct {
+	// Method selects RPCs whose full method name contains it ("Set",
+	// "Get"); empty selects every unary RPC.
+	Method string
+	// Nth is the occurrence among the selected RPCs, from 1 (0 is 1).
+	Nth    int
+	Action StepAction
+	Delay  time.Duration
 }
 
 // Target is a running simulated gNMI target.
@@ -102,6 +135,8 @@ type Target struct {
 	mu       sync.Mutex
 	tree     tree
 	faults   Faults
+	stepSeen []int
+	calls    []string
 	pending  *pendingCommit
 	counters counters
 	sets     int
@@ -294,6 +329,44 @@ func (t *Target) SetFaults(f Faults) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.faults = f
+	t.stepSeen = make([]int, len(f.Steps))
+}
+
+// Reset puts the target back to leaves with no faults and no pending
+// commit, as a freshly started one.
+func (t *Target) Reset(leaves devcfg.Paths) error {
+	t.mu.Lock()
+	if t.pending != nil {
+		t.pending.timer.Stop()
+		t.pending = nil
+	}
+	t.faults, t.stepSeen, t.calls = Faults{}, nil, nil
+	t.mu.Unlock()
+	return t.Load(leaves)
+}
+
+// Calls lists the unary RPCs served since Start or Reset, by full method
+// name, in order.
+func (t *Target) Calls() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.calls...)
+}
+
+// stepFor returns the step fault an RPC triggers, if any, and spends it.
+func (t *Target) stepFor(method string) (StepFault, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, f := range t.faults.Steps {
+		if f.Action == 0 || (f.Method != "" && !strings.Contains(method, f.Method)) {
+			continue
+		}
+		t.stepSeen[i]++
+		if t.stepSeen[i] == max(f.Nth, 1) {
+			return f, true
+		}
+	}
+	return StepFault{}, false
 }
 
 // Jump adds n to a counter of a port and priority ("pause frames rose by
@@ -376,11 +449,42 @@ func first(md metadata.MD, k string) string {
 	return ""
 }
 
-func (t *Target) unaryGate(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+func (t *Target) unaryGate(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	if err := t.gate(ctx); err != nil {
 		return nil, err
 	}
-	return h(ctx, req)
+	t.mu.Lock()
+	t.calls = append(t.calls, info.FullMethod)
+	t.mu.Unlock()
+	step, stepped := t.stepFor(info.FullMethod)
+	drop := func() (any, error) {
+		if p, ok := peer.FromContext(ctx); ok {
+			t.lis.drop(p.Addr.String())
+		}
+		t.log.Info("fault: connection dropped", zap.String("rpc", info.FullMethod))
+		return nil, status.Error(codes.Unavailable, "connection dropped")
+	}
+	if stepped && step.Action == DropBefore {
+		return drop()
+	}
+	resp, err := h(ctx, req)
+	if !stepped {
+		return resp, err
+	}
+	switch step.Action {
+	case DropAfter:
+		return drop()
+	case Hang:
+		<-ctx.Done()
+		return nil, status.FromContextError(ctx.Err()).Err()
+	case Slow:
+		select {
+		case <-time.After(step.Delay):
+		case <-ctx.Done():
+			return nil, status.FromContextError(ctx.Err()).Err()
+		}
+	}
+	return resp, err
 }
 
 func (t *Target) streamGate(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {

@@ -19,8 +19,27 @@ type iosDevice struct {
 	// lastChange feeds NX-OS's "last done at" header.
 	lastChange time.Time
 
-	checkpoints map[string]*node       // NX-OS
+	checkpoints map[string]*checkpoint // NX-OS
+	bootflash   map[string]*node       // NX-OS files written by copy running-config
+	replace     *pendingReplace        // NX-OS configure replace waiting for commit
 	sessions    map[string]*eosSession // EOS
+}
+
+// checkpoint is an NX-OS configuration checkpoint.
+type checkpoint struct {
+	config      *node
+	description string
+	user        string
+	at          time.Time
+}
+
+// pendingReplace is an NX-OS configure replace with a commit timeout: the
+// device goes back to previous by itself unless `configure replace commit`
+// comes first.
+type pendingReplace struct {
+	previous *node
+	stop     func() bool
+	deadline time.Time
 }
 
 // eosSession is an EOS configuration session: a private copy of the running
@@ -37,7 +56,8 @@ func newIOSDevice(s *Sim) (*iosDevice, error) {
 	d := &iosDevice{
 		sim:         s,
 		nxos:        s.opt.Personality == NXOS,
-		checkpoints: map[string]*node{},
+		checkpoints: map[string]*checkpoint{},
+		bootflash:   map[string]*node{},
 		sessions:    map[string]*eosSession{},
 		lastChange:  s.now(),
 	}
@@ -242,6 +262,9 @@ func (d *iosDevice) invalid(s *session, line string) string {
 }
 
 func (d *iosDevice) pending() bool {
+	if d.replace != nil {
+		return true
+	}
 	for _, cs := range d.sessions {
 		if cs.pendingTimer != nil {
 			return true
@@ -333,6 +356,13 @@ func (d *iosDevice) commitSession(s *session, timerSecs int) string {
 	return ""
 }
 
+func descOrNone(s string) string {
+	if s == "" {
+		return "None"
+	}
+	return s
+}
+
 func parseHMS(s string) (int, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 {
@@ -376,6 +406,13 @@ func (d *iosDevice) execExec(s *session, line string) string {
 		s.privileged = false
 		return ""
 	case strings.HasPrefix(line, "terminal "):
+		if w, ok := strings.CutPrefix(line, "terminal width "); ok && d.nxos {
+			n, err := strconv.Atoi(w)
+			if err != nil || n < 24 || n > 511 {
+				return d.invalid(s, line)
+			}
+			s.width = n
+		}
 		return ""
 	case strings.HasPrefix(line, "show "):
 		return d.show(s, strings.TrimPrefix(line, "show "))
@@ -391,6 +428,8 @@ func (d *iosDevice) execExec(s *session, line string) string {
 			return "Enter configuration commands, one per line. End with CNTL/Z."
 		}
 		return ""
+	case d.nxos && line == "dir bootflash:":
+		return d.show(s, "bootflash:")
 	case line == "copy running-config startup-config" || line == "write memory":
 		if d.nxos {
 			return "[########################################] 100%\nCopy complete, now saving to disk (please wait)...\nCopy complete."
@@ -405,15 +444,27 @@ func (d *iosDevice) execExec(s *session, line string) string {
 
 var checkpointName = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,80}$`)
 
+// execNXOS runs NX-OS's checkpoint, rollback and configure replace
+// commands, from Cisco's Nexus 9000 System Management Configuration
+// Guide: checkpoint names are unique ("You cannot overwrite previously
+// saved checkpoints with the same name"), at most ten, with an optional
+// description of up to 80 characters; configure replace replaces the
+// running configuration with a file and, with commit-timeout (30-3600
+// seconds), rolls back to the previous configuration by itself unless
+// `configure replace commit` comes first.
 func (d *iosDevice) execNXOS(s *session, line string) string {
-	if name, ok := strings.CutPrefix(line, "checkpoint "); ok {
-		if !checkpointName.MatchString(name) {
+	if rest, ok := strings.CutPrefix(line, "checkpoint "); ok {
+		name, desc, _ := strings.Cut(rest, " description ")
+		if !checkpointName.MatchString(name) || len(desc) > 80 {
 			return d.invalid(s, line)
 		}
 		if _, dup := d.checkpoints[name]; dup {
 			return "ERROR: Checkpoint name " + name + " is already in use"
 		}
-		d.checkpoints[name] = d.running.clone()
+		if len(d.checkpoints) >= 10 {
+			return "ERROR: Maximum number of checkpoints (10) reached"
+		}
+		d.checkpoints[name] = &checkpoint{config: d.running.clone(), description: desc, user: s.user, at: d.sim.now()}
 		return "...........Done"
 	}
 	if name, ok := strings.CutPrefix(line, "rollback running-config checkpoint "); ok {
@@ -422,7 +473,7 @@ func (d *iosDevice) execNXOS(s *session, line string) string {
 		if !found {
 			return "ERROR: Checkpoint " + name + " does not exist"
 		}
-		d.running = cp.clone()
+		d.running = cp.config.clone()
 		d.touched()
 		return "Note: Applying config parallelly may fail Rollback verification\nCollecting Running-Config\n#Generating Rollback Patch\nExecuting Rollback Patch\nGenerating Running-config for verification\nGenerating Patch for verification\nVerification is Successful.\n\nRollback completed successfully."
 	}
@@ -434,10 +485,84 @@ func (d *iosDevice) execNXOS(s *session, line string) string {
 		return ""
 	}
 	if line == "clear checkpoint database" {
-		d.checkpoints = map[string]*node{}
+		d.checkpoints = map[string]*checkpoint{}
 		return ""
 	}
+	if file, ok := strings.CutPrefix(line, "copy running-config bootflash:"); ok {
+		if !checkpointName.MatchString(file) {
+			return d.invalid(s, line)
+		}
+		d.bootflash[file] = d.running.clone()
+		return "Copy complete."
+	}
+	if rest, ok := strings.CutPrefix(line, "delete bootflash:"); ok {
+		file := strings.TrimSuffix(rest, " no-prompt")
+		if _, found := d.bootflash[file]; !found {
+			return "No such file or directory"
+		}
+		delete(d.bootflash, file)
+		return ""
+	}
+	if line == "configure replace commit" {
+		if d.replace == nil {
+			return "ERROR: No configure replace commit is pending"
+		}
+		d.replace.stop()
+		d.replace = nil
+		return "Configure replace commit successful."
+	}
+	if rest, ok := strings.CutPrefix(line, "configure replace bootflash:"); ok {
+		return d.configureReplace(s, line, rest)
+	}
 	return d.invalid(s, line)
+}
+
+// configureReplace runs `configure replace bootflash:FILE [verbose]
+// [commit-timeout SECONDS]`.
+func (d *iosDevice) configureReplace(s *session, line, rest string) string {
+	f := strings.Fields(rest)
+	file, secs := f[0], 0
+	for i := 1; i < len(f); i++ {
+		switch {
+		case f[i] == "verbose":
+		case f[i] == "commit-timeout" && i+1 < len(f):
+			n, err := strconv.Atoi(f[i+1])
+			if err != nil || n < 30 || n > 3600 {
+				return "ERROR: commit-timeout must be between 30 and 3600 seconds"
+			}
+			secs = n
+			i++
+		default:
+			return d.invalid(s, line)
+		}
+	}
+	target, found := d.bootflash[file]
+	if !found {
+		return "ERROR: bootflash:" + file + ": No such file or directory"
+	}
+	if d.replace != nil {
+		return "ERROR: A configure replace is waiting for commit; run 'configure replace commit' first"
+	}
+	if msg := d.sim.faults.CommitError; msg != "" {
+		return "ERROR: Configure replace failed: " + msg + "\nRollback to the original configuration is successful."
+	}
+	previous := d.running
+	d.running = target.clone()
+	d.touched()
+	if secs == 0 {
+		return "Configure replace completed successfully."
+	}
+	pr := &pendingReplace{previous: previous, deadline: d.sim.now().Add(time.Duration(secs) * d.sim.opt.Second)}
+	pr.stop = d.sim.after(float64(secs), func() {
+		if d.replace == pr {
+			d.running = pr.previous
+			d.replace = nil
+			d.touched()
+			d.sim.log.Debug("configure replace commit timer expired: configuration rolled back")
+		}
+	})
+	d.replace = pr
+	return fmt.Sprintf("Configure replace completed successfully.\nPlease run 'configure replace commit' within %d seconds, else the configuration rolls back.", secs)
 }
 
 func (d *iosDevice) execEOS(s *session, line string) string {
@@ -516,8 +641,28 @@ func (d *iosDevice) show(s *session, what string) string {
 		}
 		sort.Strings(names)
 		var b strings.Builder
+		b.WriteString("User Checkpoint Summary\n--------------------------------------------------------------------------------\n")
 		for i, n := range names {
-			fmt.Fprintf(&b, "%d) %s:\nCreated by %s\nCreated at %s\n\n", i+1, n, s.user, d.sim.now().UTC().Format("Mon, 15:04:05 02 Jan 2006"))
+			cp := d.checkpoints[n]
+			fmt.Fprintf(&b, "%d) %s:\nCreated by %s\nCreated at %s\nSize is %d bytes\nDescription: %s\n\n", i+1, n, cp.user,
+				cp.at.UTC().Format("Mon, 15:04:05 02 Jan 2006"), len(d.render(cp.config, false)), descOrNone(cp.description))
+		}
+		return b.String()
+	case what == "config-replace status" && d.nxos:
+		if d.replace == nil {
+			return "Last operation            : Configure replace\nCommit timer              : not running"
+		}
+		left := int(d.replace.deadline.Sub(d.sim.now())/d.sim.opt.Second) + 1
+		return fmt.Sprintf("Last operation            : Configure replace\nCommit timer              : running, %d seconds left", left)
+	case what == "bootflash:" && d.nxos, what == "dir bootflash:" && d.nxos:
+		names := make([]string, 0, len(d.bootflash))
+		for n := range d.bootflash {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var b strings.Builder
+		for _, n := range names {
+			fmt.Fprintf(&b, "%10d    %s  %s\n", len(d.render(d.bootflash[n], false)), d.sim.now().UTC().Format("Jan 02 15:04:05 2006"), n)
 		}
 		return b.String()
 	case what == "configuration sessions" && !d.nxos:

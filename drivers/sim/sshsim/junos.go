@@ -25,10 +25,11 @@ type junosDevice struct {
 }
 
 type commitRecord struct {
-	config []string
-	at     time.Time
-	user   string
-	note   string
+	config  []string
+	at      time.Time
+	user    string
+	note    string
+	comment string
 }
 
 func newJunosDevice(s *Sim) (personality, error) {
@@ -213,26 +214,19 @@ func (d *junosDevice) execConfig(s *session, line string) string {
 			return "error: " + msg + "\nerror: configuration check-out failed"
 		}
 		return "configuration check succeeds"
-	case line == "commit" || line == "commit and-quit":
-		out, ok := d.commitFrom(s, 0)
-		if ok && line == "commit and-quit" {
+	case line == "commit" || strings.HasPrefix(line, "commit "):
+		mins, comment, quit, ok := parseJunosCommit(line)
+		if !ok {
+			return d.invalid(s, line)
+		}
+		if mins > 0 && s.junosMode == "private" {
+			return "error: 'commit confirmed' is not supported in private mode"
+		}
+		out, done := d.commitFrom(s, mins, comment)
+		if done && quit {
 			d.leave(s)
 			out += "\nExiting configuration mode"
 		}
-		return out
-	case strings.HasPrefix(line, "commit confirmed"):
-		mins := 10
-		if rest := strings.TrimSpace(strings.TrimPrefix(line, "commit confirmed")); rest != "" {
-			n, err := strconv.Atoi(rest)
-			if err != nil || n < 1 || n > 65535 {
-				return d.invalid(s, line)
-			}
-			mins = n
-		}
-		if s.junosMode == "private" {
-			return "error: 'commit confirmed' is not supported in private mode"
-		}
-		out, _ := d.commitFrom(s, mins)
 		return out
 	case strings.HasPrefix(line, "rollback"):
 		n := 0
@@ -279,7 +273,48 @@ func (d *junosDevice) caret(s *session, line string, err error) string {
 // commitFrom commits the session's candidate; minutes > 0 makes it a
 // commit confirmed that rolls back unless confirmed in time. A plain
 // commit while one is pending confirms it.
-func (d *junosDevice) commitFrom(s *session, minutes int) (string, bool) {
+// parseJunosCommit reads `commit [confirmed [MINUTES]] [comment "TEXT"]
+// [and-quit]` (Junos CLI User Guide, commit: confirmed defaults to 10
+// minutes, 1-65535; the comment shows in `show system commit`).
+func parseJunosCommit(line string) (mins int, comment string, quit, ok bool) {
+	rest := strings.TrimSpace(strings.TrimPrefix(line, "commit"))
+	for rest != "" {
+		var word string
+		word, rest, _ = strings.Cut(rest, " ")
+		rest = strings.TrimSpace(rest)
+		switch word {
+		case "confirmed":
+			mins = 10
+			if n, tail, _ := strings.Cut(rest, " "); n != "" {
+				if v, err := strconv.Atoi(n); err == nil {
+					if v < 1 || v > 65535 {
+						return 0, "", false, false
+					}
+					mins, rest = v, strings.TrimSpace(tail)
+				}
+			}
+		case "comment":
+			if !strings.HasPrefix(rest, "\"") {
+				comment, rest, _ = strings.Cut(rest, " ")
+				continue
+			}
+			end := strings.Index(rest[1:], "\"")
+			if end < 0 {
+				return 0, "", false, false
+			}
+			comment, rest = rest[1:end+1], strings.TrimSpace(rest[end+2:])
+		case "and-quit":
+			quit = true
+		case "check":
+			return 0, "", false, false
+		default:
+			return 0, "", false, false
+		}
+	}
+	return mins, comment, quit, true
+}
+
+func (d *junosDevice) commitFrom(s *session, minutes int, comment string) (string, bool) {
 	if msg := d.sim.faults.CommitError; msg != "" {
 		return "error: " + msg + "\nerror: configuration check-out failed", false
 	}
@@ -306,6 +341,7 @@ func (d *junosDevice) commitFrom(s *session, minutes int) (string, bool) {
 		out += fmt.Sprintf("commit confirmed will be automatically rolled back in %d minutes unless confirmed\n", minutes)
 	}
 	d.commit(next, s.user, note)
+	d.history[0].comment = comment
 	if s.junosMode != "shared" {
 		s.junosCandidate = append([]string(nil), d.committed...)
 		s.junosBase = append([]string(nil), d.committed...)
@@ -343,6 +379,9 @@ func (d *junosDevice) showCommits() string {
 			b.WriteString(" " + h.note)
 		}
 		b.WriteString("\n")
+		if h.comment != "" {
+			b.WriteString("    " + h.comment + "\n")
+		}
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // nvueDevice plays Cumulus Linux with NVUE: `nv set`/`nv unset` stage a
@@ -22,7 +23,10 @@ type nvueDevice struct {
 	rev     int
 	// confirm is set while an apply --confirm waits.
 	confirmStop func() bool
+	confirmAt   time.Time
 	previous    map[string]any
+	// messages are the -m labels of applied revisions, in order.
+	messages []string
 }
 
 func newNVUEDevice(s *Sim) (personality, error) {
@@ -95,6 +99,9 @@ func (d *nvueDevice) hand(lines []string) error {
 
 func (d *nvueDevice) exec(s *session, raw string) string {
 	line := normaliseLine(raw)
+	if out, ok := d.sim.lockShell(s, line); ok {
+		return out
+	}
 	f := strings.Fields(line)
 	switch {
 	case line == "":
@@ -135,11 +142,27 @@ func (d *nvueDevice) configCmd(args []string) string {
 	return "Error: unknown command 'nv config " + strings.Join(args, " ") + "'"
 }
 
+// apply runs `nv config apply` with the options NVIDIA's NVUE command
+// reference documents (Config Commands, nv config apply): -y/--y/
+// --assume-yes and --assume-no answer prompts; --confirm [TIME] keeps the
+// change only if confirmed within TIME, ten minutes by default, where a
+// bare number is minutes ("nv config apply --confirm 60 requires you to
+// confirm within one hour"); --confirm-status shows the time left;
+// -m MESSAGE labels the revision in `nv config history`. The reference
+// does not name the confirm and abort options; --confirm-yes and
+// --confirm-no are what NVUE's CLI takes for them.
 func (d *nvueDevice) apply(args []string) string {
 	confirmSecs := 0
+	message := ""
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; a {
 		case "-y", "--y", "--assume-yes", "--assume-no":
+		case "-m", "--message":
+			if i+1 >= len(args) {
+				return "Error: argument -m/--message: expected one argument"
+			}
+			i++
+			message = strings.Trim(args[i], "'\"")
 		case "--confirm-yes":
 			if d.confirmStop == nil {
 				return "Error: There is no pending confirmation."
@@ -158,16 +181,17 @@ func (d *nvueDevice) apply(args []string) string {
 			if d.confirmStop == nil {
 				return "No pending confirmation."
 			}
-			return "Pending confirmation."
+			left := int(d.confirmAt.Sub(d.sim.now())/d.sim.opt.Second) + 1
+			return "Pending confirmation: " + strconv.Itoa(left) + " seconds left before automatic rollback."
 		case "--confirm":
 			confirmSecs = 600
 			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 				i++
-				n, err := parseNVUEDuration(args[i])
-				if err != nil {
+				mins, err := strconv.Atoi(args[i])
+				if err != nil || mins < 1 {
 					return "Error: invalid confirm time '" + args[i] + "'"
 				}
-				confirmSecs = n
+				confirmSecs = 60 * mins
 			}
 		default:
 			return "Error: unrecognized arguments: " + a
@@ -188,15 +212,17 @@ func (d *nvueDevice) apply(args []string) string {
 	d.previous = d.applied
 	d.applied, d.staged = d.staged, nil
 	d.rev++
+	d.messages = append(d.messages, message)
 	if confirmSecs == 0 {
 		d.previous = nil
 		return "applied [rev_id: " + strconv.Itoa(d.rev) + "]"
 	}
+	d.confirmAt = d.sim.now().Add(time.Duration(confirmSecs) * d.sim.opt.Second)
 	d.confirmStop = d.sim.after(float64(confirmSecs), func() {
 		d.rollback()
 		d.sim.log.Debug("nv config apply --confirm expired: rolled back")
 	})
-	return "applied [rev_id: " + strconv.Itoa(d.rev) + "]\nConfirm the change within " + strconv.Itoa(confirmSecs) + " seconds, or it is rolled back."
+	return "applied [rev_id: " + strconv.Itoa(d.rev) + "]\nConfirm the change within " + strconv.Itoa(confirmSecs/60) + " minutes, or it is rolled back."
 }
 
 func (d *nvueDevice) rollback() {
@@ -205,24 +231,6 @@ func (d *nvueDevice) rollback() {
 		d.rev++
 	}
 	d.previous, d.confirmStop = nil, nil
-}
-
-// parseNVUEDuration reads "600", "600s", "10m" or "1h" as seconds.
-func parseNVUEDuration(s string) (int, error) {
-	mult := 1
-	switch {
-	case strings.HasSuffix(s, "s"):
-		s = strings.TrimSuffix(s, "s")
-	case strings.HasSuffix(s, "m"):
-		s, mult = strings.TrimSuffix(s, "m"), 60
-	case strings.HasSuffix(s, "h"):
-		s, mult = strings.TrimSuffix(s, "h"), 3600
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 || n > 86400 {
-		return 0, fmt.Errorf("bad duration")
-	}
-	return n * mult, nil
 }
 
 // show prints `nv config show -o json`: a header object, then the

@@ -241,11 +241,26 @@ func TestNVUE(t *testing.T) {
 			t.Errorf("a bare 32 became an interface:\n%s", show)
 		}
 	})
+	t.Run("apply --confirm counts bare minutes only", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 2})
+		c := newConsole(t, sim)
+		// NVIDIA's NVUE reference: "nv config apply --confirm 60 requires
+		// you to confirm within one hour"; it documents no unit suffix.
+		for _, bad := range []string{"20s", "1h", "0"} {
+			c.do("nv set interface swp1 link mtu 9216")
+			if out := c.do("nv config apply --confirm " + bad + " -y"); !strings.Contains(out, "Error:") || sim.PendingCommit() {
+				t.Errorf("--confirm %s accepted: %q", bad, out)
+			}
+		}
+		if out := c.do("nv config apply --confirm 60 -y"); !strings.Contains(out, "60 minutes") || !sim.PendingCommit() {
+			t.Errorf("--confirm 60: %q", out)
+		}
+	})
 	t.Run("apply --confirm rolls back unless confirmed", func(t *testing.T) {
-		sim := startSim(t, Options{Personality: Cumulus, Ports: 2, Second: 5 * time.Millisecond})
+		sim := startSim(t, Options{Personality: Cumulus, Ports: 2, Second: 100 * time.Microsecond})
 		before := sim.Config()
 		c := newConsole(t, sim)
-		c.do("nv config detach", "nv set interface swp1 link mtu 9216", "nv config apply --confirm 20s -y")
+		c.do("nv config detach", "nv set interface swp1 link mtu 9216", "nv config apply --confirm 1 -y")
 		if sim.Config() == before || !sim.PendingCommit() {
 			t.Fatal("apply --confirm did not apply")
 		}
@@ -267,4 +282,27 @@ func lineDiffSim(a, b string) string {
 		}
 	}
 	return "lengths differ"
+}
+
+// TestNXOSWrapsAtTheTerminalWidth: NX-OS prints lines longer than the
+// session's terminal width on several lines (80 columns until `terminal
+// width`, at most 511), which is how a narrow terminal breaks a long
+// allowed-VLAN or description line in published output.
+func TestNXOSWrapsAtTheTerminalWidth(t *testing.T) {
+	sim := startSim(t, Options{Personality: NXOS, Ports: 2})
+	long := "description " + strings.Repeat("gpu-rack-07-", 8) + "end"
+	if err := sim.HandChange("interface Ethernet1/1", long); err != nil {
+		t.Fatal(err)
+	}
+	c := newConsole(t, sim)
+	if out := c.do("show running-config"); strings.Contains(out, long) {
+		t.Fatal("a line longer than 80 columns was printed whole at the default width")
+	}
+	if out := c.do("terminal width 10"); !strings.Contains(out, "Invalid") {
+		t.Errorf("terminal width 10 accepted: %q", out)
+	}
+	c.do("terminal width 511")
+	if out := c.do("show running-config"); !strings.Contains(out, "  "+long+"\n") {
+		t.Fatalf("at width 511 the line is not printed whole:\n%s", out)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -94,6 +95,57 @@ type Faults struct {
 	Delay time.Duration
 	// RefuseAuth rejects every authentication attempt.
 	RefuseAuth bool
+	// Answers replaces the device's answer to any received line containing
+	// a key with the key's value, without running the line (a device that
+	// answers a show command with an error, or with nothing).
+	Answers map[string]string
+	// Steps break single received lines: each fires once, on the Nth line
+	// (counted across sessions from SetFaults) that contains its Match.
+	Steps []StepFault
+}
+
+// StepAction is what a StepFault does to its line.
+type StepAction int
+
+const (
+	// DropBefore closes the connection as the line arrives: the device
+	// never runs it.
+	DropBefore StepAction = iota + 1
+	// DropAfter runs the line, then closes the connection without an
+	// answer: the change is made and the client never hears of it.
+	DropAfter
+	// Hang runs the line and never answers; the connection stays open
+	// until the client gives up and closes it (a timeout).
+	Hang
+	// Slow runs the line and answers Delay later.
+	Slow
+)
+
+func (a StepAction) String() string {
+	switch a {
+	case DropBefore:
+		return "drop-before"
+	case DropAfter:
+		return "drop-after"
+	case Hang:
+		return "hang"
+	case Slow:
+		return "slow"
+	}
+	return "none"
+}
+
+// StepFault is one broken line.
+type StepFault struct {
+	// Match selects lines containing it (equal to it with Exact); empty
+	// selects every line.
+	Match string
+	Exact bool
+	// Nth is the occurrence among the selected lines, from 1 (0 is 1).
+	Nth    int
+	Action StepAction
+	// Delay is how late a Slow answer comes.
+	Delay time.Duration
 }
 
 // Counters are per-port PFC and ECN counters.
@@ -121,6 +173,13 @@ type Sim struct {
 	counters  map[string]*Counters
 	sessions  int
 	authTries int
+	// stepSeen counts the lines each step fault has selected so far.
+	stepSeen []int
+	// locks are flock(1) locks on device files, held by a session's open
+	// file descriptor; files are small device files the shell commands
+	// write (lock holders), by path.
+	locks map[string]*session
+	files map[string]string
 }
 
 // personality is one device's command language and state. Every method
@@ -164,6 +223,11 @@ type session struct {
 	junosMode      string // "", "private", "exclusive", "shared"
 	junosCandidate []string
 	junosBase      []string // what a private candidate was copied from
+
+	// width is the terminal width NX-OS wraps output at (`terminal width`).
+	width int
+	// fds are the shell's open file descriptors (Linux shells), by number.
+	fds map[int]string
 }
 
 // Start listens on 127.0.0.1:0 and serves the simulated device.
@@ -195,21 +259,11 @@ func Start(opt Options) (*Sim, error) {
 		conns:    map[*gossh.ServerConn]struct{}{},
 		timers:   map[*time.Timer]struct{}{},
 		counters: map[string]*Counters{},
+		locks:    map[string]*session{},
+		files:    map[string]string{},
 	}
 	var err error
-	switch opt.Personality {
-	case NXOS, EOS:
-		s.dev, err = newIOSDevice(s)
-	case Junos:
-		s.dev, err = newJunosDevice(s)
-	case SONiC:
-		s.dev, err = newSONiCDevice(s)
-	case Cumulus:
-		s.dev, err = newNVUEDevice(s)
-	default:
-		return nil, fmt.Errorf("sshsim: unknown personality %q", opt.Personality)
-	}
-	if err != nil {
+	if s.dev, err = newDevice(s); err != nil {
 		return nil, err
 	}
 	signer := opt.HostKey
@@ -266,6 +320,41 @@ func Start(opt Options) (*Sim, error) {
 	go func() { _ = s.srv.Serve(s.ln) }()
 	s.log.Debug("simulator listening", zap.String("addr", s.ln.Addr().String()))
 	return s, nil
+}
+
+func newDevice(s *Sim) (personality, error) {
+	switch s.opt.Personality {
+	case NXOS, EOS:
+		return newIOSDevice(s)
+	case Junos:
+		return newJunosDevice(s)
+	case SONiC:
+		return newSONiCDevice(s)
+	case Cumulus:
+		return newNVUEDevice(s)
+	}
+	return nil, fmt.Errorf("sshsim: unknown personality %q", s.opt.Personality)
+}
+
+// Reset puts the device back to its state at Start: configuration,
+// checkpoints, sessions, files, locks, timers, faults and received lines.
+// Open connections are dropped first.
+func (s *Sim) Reset() error {
+	s.DropConnections()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for t := range s.timers {
+		t.Stop()
+	}
+	s.timers = map[*time.Timer]struct{}{}
+	dev, err := newDevice(s)
+	if err != nil {
+		return err
+	}
+	s.dev = dev
+	s.faults, s.stepSeen, s.received = Faults{}, nil, nil
+	s.locks, s.files = map[string]*session{}, map[string]string{}
+	return nil
 }
 
 func (s *Sim) authOK(user string) bool {
@@ -353,6 +442,75 @@ func (s *Sim) SetFaults(f Faults) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults = f
+	s.stepSeen = make([]int, len(f.Steps))
+}
+
+// stepFor returns the step fault a received line triggers, if any, and
+// spends it. s.mu must be held.
+func (s *Sim) stepFor(line string) (StepFault, bool) {
+	for i, f := range s.faults.Steps {
+		if f.Action == 0 || (f.Exact && line != f.Match) || (!f.Exact && f.Match != "" && !strings.Contains(line, f.Match)) {
+			continue
+		}
+		s.stepSeen[i]++
+		nth := f.Nth
+		if nth < 1 {
+			nth = 1
+		}
+		if s.stepSeen[i] == nth {
+			return f, true
+		}
+	}
+	return StepFault{}, false
+}
+
+// Leftovers lists what rocefab could leave behind on the device: NX-OS
+// checkpoints, bootflash files and a pending configure replace, EOS
+// configuration sessions, a staged NVUE revision, a pending confirmable
+// commit, SONiC checkpoints and files, and held locks. A clean device has
+// none.
+func (s *Sim) Leftovers() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	switch d := s.dev.(type) {
+	case *iosDevice:
+		for n := range d.checkpoints {
+			out = append(out, "checkpoint "+n)
+		}
+		for n := range d.bootflash {
+			out = append(out, "bootflash:"+n)
+		}
+		if d.replace != nil {
+			out = append(out, "configure replace pending")
+		}
+		for n := range d.sessions {
+			out = append(out, "session "+n)
+		}
+	case *junosDevice:
+		if d.exclusive != nil {
+			out = append(out, "exclusive lock")
+		}
+	case *nvueDevice:
+		if d.staged != nil {
+			out = append(out, "staged revision")
+		}
+	case *sonicDevice:
+		for n := range d.checkpoints {
+			out = append(out, "checkpoint "+n)
+		}
+		for n := range d.files {
+			out = append(out, "file "+n)
+		}
+	}
+	if s.dev.pending() {
+		out = append(out, "pending commit")
+	}
+	for p := range s.locks {
+		out = append(out, "lock "+p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Received returns every line the device received, in order, across

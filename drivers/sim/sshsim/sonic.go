@@ -213,6 +213,20 @@ func (d *sonicDevice) exec(s *session, raw string) string {
 	if line == "" {
 		return ""
 	}
+	if out, ok := d.sim.lockShell(s, line); ok {
+		return out
+	}
+	if file, log, ok := nohupApplyPatch(line); ok {
+		// nohup(1) runs the command immune to hangups with its output in
+		// the log, so it completes even when the session ends meanwhile.
+		out := d.config2([]string{"apply-patch", file})
+		rc := 0
+		if strings.Contains(out, "Error:") {
+			rc = 1
+		}
+		d.files[log] = []byte(out + "\nrc=" + strconv.Itoa(rc) + "\n")
+		return ""
+	}
 	sudo := false
 	if rest, ok := strings.CutPrefix(line, "sudo "); ok {
 		sudo, line = true, strings.TrimSpace(rest)
@@ -246,9 +260,19 @@ func (d *sonicDevice) exec(s *session, raw string) string {
 		return ""
 	case f[0] == "rm":
 		for _, name := range f[1:] {
-			if !strings.HasPrefix(name, "-") {
-				delete(d.files, name)
+			if strings.HasPrefix(name, "-") {
+				continue
 			}
+			if prefix, glob := strings.CutSuffix(name, "*"); glob {
+				// bash expands the pattern to the files it matches.
+				for file := range d.files {
+					if strings.HasPrefix(file, prefix) {
+						delete(d.files, file)
+					}
+				}
+				continue
+			}
+			delete(d.files, name)
 		}
 		return ""
 	case f[0] == "cat" && len(f) == 2:
@@ -261,6 +285,51 @@ func (d *sonicDevice) exec(s *session, raw string) string {
 		return d.hostname()
 	}
 	return d.invalid(s, line)
+}
+
+// nohupApplyPatch matches the form a client uses to run apply-patch so
+// that a dropped session cannot interrupt it:
+//
+//	sudo nohup sh -c 'config apply-patch FILE; echo "rc=$?"' > LOG 2>&1
+func nohupApplyPatch(line string) (file, log string, ok bool) {
+	rest, ok := strings.CutPrefix(line, "sudo nohup sh -c 'config apply-patch ")
+	if !ok {
+		return "", "", false
+	}
+	file, rest, ok = strings.Cut(rest, `; echo "rc=$?"' > `)
+	if !ok {
+		return "", "", false
+	}
+	log, ok = strings.CutSuffix(rest, " 2>&1")
+	return file, log, ok && file != "" && log != ""
+}
+
+// execCut runs a line whose session ends while it runs. bash(1): "The
+// shell exits by default upon receipt of a SIGHUP. Before exiting, an
+// interactive shell resends the SIGHUP to all jobs", so a foreground
+// `config apply-patch` dies part-way: the Generic Config Updater applies a
+// patch as a sequence of changes ("applying N changes in order"), and the
+// ones before the signal stay in config_db. Under nohup it completes.
+func (d *sonicDevice) execCut(s *session, raw string) string {
+	line := strings.TrimSpace(raw)
+	file, plain := strings.CutPrefix(line, "sudo config apply-patch ")
+	if !plain {
+		return d.exec(s, raw)
+	}
+	body, ok := d.files[file]
+	var ops []patchOp
+	if !ok || json.Unmarshal(body, &ops) != nil || len(ops) < 2 {
+		return d.exec(s, raw)
+	}
+	next := deepCopyJSON(d.db).(map[string]any)
+	for _, op := range ops[:len(ops)/2] {
+		if applyOp(next, op) != nil {
+			return ""
+		}
+	}
+	d.materialize(next)
+	d.db = next
+	return ""
 }
 
 // echo supports `echo WORDS > FILE` and `echo WORDS >> FILE`.
