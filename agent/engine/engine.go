@@ -161,8 +161,11 @@ func (e *Engine) openDriver(ctx context.Context, dp *compliance.DevicePlan, scop
 	if err != nil {
 		return nil, &drivers.DeviceError{Device: dp.Device, Step: "credentials", Err: err}
 	}
+	// The driver keeps its own copy of the scope: the caller may still
+	// change the desired one after the driver is open (a platform's Fit
+	// re-scopes it), and slices.DeleteFunc zeroes a shared backing array.
 	opt := drivers.Options{
-		Device: dp.Device, Address: dp.Address, Platform: entry.Attrs.Platform, Scope: scope,
+		Device: dp.Device, Address: dp.Address, Platform: entry.Attrs.Platform, Scope: scope.Clone(),
 		Creds: creds, Netns: dp.Connection.Netns, Timeout: e.opt.Timeout, Retries: e.opt.Retries,
 		TLS: drivers.TLSOptions{CAFile: dp.Connection.CABundle, CertFile: dp.Connection.ClientCert,
 			KeyFile: dp.Connection.ClientKey, ServerName: dp.Connection.ServerName, Insecure: e.opt.Insecure},

@@ -146,12 +146,16 @@ func Fit(sw *intent.Switch, desired, running *devcfg.Config) error {
 			modelWhy(set), strings.Join(runs, ",")))
 	default:
 		// buffermgrd's entries: neither written nor owned.
+		left := map[string]bool{}
 		for _, port := range sw.Ports {
 			for _, run := range runs {
 				delete(desired.Paths, Key("BUFFER_PG", port.Name+"|"+run, "profile"))
-				desired.Owned.Paths = slices.DeleteFunc(desired.Owned.Paths, func(s string) bool { return s == EntryKey("BUFFER_PG", port.Name+"|"+run) })
+				left[EntryKey("BUFFER_PG", port.Name+"|"+run)] = true
 			}
 		}
+		// A new slice: DeleteFunc would zero the tail of an array that a
+		// driver opened with this scope may still share.
+		desired.Owned.Paths = slices.DeleteFunc(slices.Clone(desired.Owned.Paths), func(s string) bool { return left[s] })
 		if p.PFCOn() {
 			desired.Notes = append(desired.Notes, "buffer model traditional"+modelWhy(set)+": buffermgrd writes BUFFER_PG|<port>|"+strings.Join(runs, ",")+
 				" = pg_lossless_<speed>_<cable>_profile itself when pfc_enable changes; rocefab sets pfc_enable and CABLE_LENGTH and leaves those entries to it")
