@@ -156,6 +156,9 @@ type Cable struct {
 	// Peer is the other end; PeerIsHost when it is a host NIC.
 	Peer       Endpoint
 	PeerIsHost bool
+	// PeerMTU is the peer's L3 MTU: a host's MTU, or a switch's (which may
+	// be "max", its platform's ceiling).
+	PeerMTU SwitchMTU
 }
 
 // Port returns the RoCE port with that name.
@@ -677,8 +680,13 @@ func (r *Resolved) cablePorts() {
 			if p == nil || p.Cable != nil {
 				continue
 			}
-			_, peerIsHost := r.hostByName[end.peer.Device]
-			p.Cable = &Cable{Length: l.Length, At: l.LengthAt, Peer: end.peer, PeerIsHost: peerIsHost}
+			c := &Cable{Length: l.Length, At: l.LengthAt, Peer: end.peer}
+			if h := r.hostByName[end.peer.Device]; h != nil {
+				c.PeerIsHost, c.PeerMTU = true, SwitchMTU{Value: h.Policy.HostMTU}
+			} else if sw := r.switchByName[end.peer.Device]; sw != nil {
+				c.PeerMTU = sw.Policy.SwitchMTU
+			}
+			p.Cable = c
 		}
 	}
 }

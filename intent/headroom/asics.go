@@ -37,7 +37,7 @@ type ASIC struct {
 
 // Generic is the ASIC used when the chip is not known: no cell overhead,
 // the generic MAC/PHY delay, no pipeline latency, no buffer check.
-var Generic = ASIC{Key: "", Name: "unknown ASIC", Source: "generic: no cell overhead, SONiC's 0.8 KB MAC/PHY delay, no pipeline latency"}
+var Generic = ASIC{Key: "", Name: "ASIC unknown", Source: "generic: no cell overhead, SONiC's 0.8 KB MAC/PHY delay, no pipeline latency"}
 
 func (a ASIC) macPHY() float64 {
 	if a.MACPHYDelay > 0 {
