@@ -131,6 +131,10 @@ func Headroom(sw *intent.Switch, facts *HeadroomFacts, ceiling int) SwitchHeadro
 	if facts != nil && facts.DefaultCableLength > 0 {
 		defLen, defWhat = facts.DefaultCableLength, "no length, the "+sw.Platform+" default"
 	}
+	assumedSpeed, assumedWhy := FallbackSpeedMbps, ", no ASIC fact to go by"
+	if asic.MaxSpeedMbps > 0 {
+		assumedSpeed, assumedWhy = asic.MaxSpeedMbps, ", the fastest "+asic.Name+" port"
+	}
 	portFrame := SwitchMTU(p, ceiling) + FrameOverhead
 	h.Ports = make([]PortHeadroom, 0, len(sw.Ports))
 	for _, port := range sw.Ports {
@@ -138,18 +142,10 @@ func Headroom(sw *intent.Switch, facts *HeadroomFacts, ceiling int) SwitchHeadro
 		switch {
 		case port.Speed.Mbps > 0:
 			ph.SpeedMbps = port.Speed.Mbps
+		case port.Speed.Unknown:
+			ph.SpeedMbps, ph.SpeedAssumed = assumedSpeed, "speed unknown"+assumedWhy
 		default:
-			why := "not written"
-			if port.Speed.Unknown {
-				why = "unknown"
-			}
-			if asic.MaxSpeedMbps > 0 {
-				ph.SpeedMbps = asic.MaxSpeedMbps
-				ph.SpeedAssumed = "speed " + why + ", the fastest " + asic.Name + " port"
-			} else {
-				ph.SpeedMbps = FallbackSpeedMbps
-				ph.SpeedAssumed = "speed " + why + ", no ASIC fact to go by"
-			}
+			ph.SpeedMbps, ph.SpeedAssumed = assumedSpeed, "speed not written"+assumedWhy
 		}
 		switch {
 		case port.Cable != nil && port.Cable.Length > 0:
@@ -214,18 +210,26 @@ func (h SwitchHeadroom) Notes(p intent.Policy) []string {
 		ports []string
 		first PortHeadroom
 	}
-	byKey := map[string]*group{}
-	var order []string
+	// Ports that differ only in the frames at their far end share a line
+	// when they need the same.
+	type key struct {
+		speed, length               int
+		speedAssumed, lengthAssumed string
+		xoff, size                  uint64
+		err                         string
+	}
+	byKey := map[key]*group{}
+	var order []key
 	for _, ph := range h.Ports {
-		// Ports that differ only in the frames at their far end share a
-		// line when they need the same.
-		key := fmt.Sprintf("%d|%s|%d|%s|%d|%d|%v", ph.SpeedMbps, ph.SpeedAssumed, ph.Length, ph.LengthAssumed,
-			ph.Result.Xoff, ph.Result.Size, ph.Err)
-		g := byKey[key]
+		k := key{ph.SpeedMbps, ph.Length, ph.SpeedAssumed, ph.LengthAssumed, ph.Result.Xoff, ph.Result.Size, ""}
+		if ph.Err != nil {
+			k.err = ph.Err.Error()
+		}
+		g := byKey[k]
 		if g == nil {
 			g = &group{first: ph}
-			byKey[key] = g
-			order = append(order, key)
+			byKey[k] = g
+			order = append(order, k)
 		}
 		g.ports = append(g.ports, ph.Port)
 	}
