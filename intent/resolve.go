@@ -211,7 +211,10 @@ type Link struct {
 	// port cabled to it (or the A end of a switch-to-switch link).
 	HostEnd   *Endpoint
 	SwitchEnd Endpoint
-	At        Loc
+	// AAddress and BAddress are the ends' IP addresses as written, or "".
+	AAddress, BAddress string
+	At                 Loc
+	Spec               *LinkSpec
 	// Length is the cable length in meters; 0 when not written.
 	Length   int
 	LengthAt Loc
@@ -604,7 +607,7 @@ func (r *Resolved) resolveLink(l *LinkSpec, diags *Diagnostics) {
 	if l.A.Device == "" || l.B.Device == "" {
 		return // an end that did not parse was reported by the loader
 	}
-	link := Link{A: l.A, B: l.B, At: l.Loc(), LengthAt: l.At("length")}
+	link := Link{A: l.A, B: l.B, AAddress: l.AAddress, BAddress: l.BAddress, At: l.Loc(), Spec: l, LengthAt: l.At("length")}
 	if l.Length != nil {
 		link.Length = l.Length.N
 	}

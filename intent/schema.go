@@ -238,6 +238,11 @@ type LinkSpec struct {
 	B Endpoint `yaml:"b" rf:"required"`
 	// Length of the cable (30m, 1km); it sizes PFC headroom at both ends.
 	Length *Meters `yaml:"length"`
+	// AAddress and BAddress are the IP addresses of switch ends on a routed
+	// link. Routers answer path discovery from them, so they map a hop to
+	// its port and link.
+	AAddress string `yaml:"aAddress"`
+	BAddress string `yaml:"bAddress"`
 }
 
 // ProbeSpec configures the RoCEv2 probe.

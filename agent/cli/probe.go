@@ -50,6 +50,7 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 	engineName := cmd.Flags().String("engine", "builtin", "builtin (the embedded probe) or perftest (ib_write_bw/ib_send_lat over SSH, falling back to builtin)")
 	parallel := cmd.Flags().Int("parallel", 4, "sending hosts probed at once")
 	noCounters := cmd.Flags().Bool("no-counters", false, "do not read switch PFC/ECN counters around the probe")
+	mf := addMeshFlags(cmd)
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
@@ -66,6 +67,9 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		if err != nil {
 			return err
 		}
+		if mf.on {
+			return a.probeMesh(cmd.Context(), res, mf, format)
+		}
 		out := a.probeFabric(cmd.Context(), res, df, probeOptions{perftest: *engineName == "perftest", parallel: *parallel, counters: !*noCounters})
 		if err := writeProbe(a.stdout, format, out); err != nil {
 			return err
@@ -75,7 +79,7 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		}
 		return nil
 	}
-	cmd.AddCommand(newProbeServeCommand(a), newProbeRunCommand(a))
+	cmd.AddCommand(newProbeServeCommand(a), newProbeRunCommand(a), newProbeFlowsCommand(a))
 	return cmd
 }
 

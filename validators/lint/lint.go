@@ -55,6 +55,7 @@ func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
 	c.hostMTUFit()
 	c.addresses()
 	c.cabling()
+	c.linkAddresses()
 	c.probe()
 	c.flushShared()
 	return c.diags
@@ -308,10 +309,10 @@ func (c *checker) watchdogTimes(sw *intent.Switch, e *renderers.Entry) {
 
 // headroom checks PFC headroom against the delay model (intent/headroom):
 // an explicit xoff a platform renders must hold what every lossless port
-// still receives after it pauses (RF132); all lossless ports together must
-// fit the ASIC's buffer (RF133); where rocefab computes headroom for a
+// still receives after it pauses (RF133); all lossless ports together must
+// fit the ASIC's buffer (RF134); where rocefab computes headroom for a
 // check or a render, a speed or length it had to assume is a warning that
-// names the assumption (RF134).
+// names the assumption (RF135).
 func (c *checker) headroom(sw *intent.Switch, e *renderers.Entry) {
 	p := sw.Policy
 	if !p.PFCOn() {

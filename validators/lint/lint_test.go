@@ -319,7 +319,42 @@ func ruleCases() []ruleCase {
 				b.with(func(f *fabric) { f.switches = eosLeaf + "\n          mode: trunk" }),
 				b.with(func(f *fabric) { f.switches = eosLeaf + "\n          mode: access" }),
 			}},
+		{code: lint.CodeLinkAddress,
+			pass: []fabric{
+				b.with(func(f *fabric) { f.switches, f.links = twoSwitches, spineLink("192.0.2.128", "192.0.2.129") }),
+				b.with(func(f *fabric) { f.switches, f.links = twoSwitches, spineLink("2001:db8::1", "") }),
+			},
+			fail: []fabric{
+				b.with(func(f *fabric) { f.switches, f.links = twoSwitches, spineLink("192.0.2.128/31", "192.0.2.129") }),
+				b.with(func(f *fabric) { f.switches, f.links = twoSwitches, spineLink("leaf1-swp8", "") }),
+				b.with(func(f *fabric) { f.switches, f.links = twoSwitches, spineLink("192.0.2.128", "192.0.2.128") }),
+				b.with(func(f *fabric) {
+					f.hosts = strings.Replace(gpuHost, "rdmaDevice: mlx5_0", "rdmaDevice: mlx5_0, address: 198.51.100.1", 1)
+					f.switches, f.links = twoSwitches, spineLink("198.51.100.1", "")
+				}),
+				b.with(func(f *fabric) { f.links = "\n    - {a: gpu01:ens1f0np0, b: leaf1:Ethernet1, aAddress: 198.51.100.1}" }),
+			}},
 	}
+}
+
+// twoSwitches is a leaf and a spine; spineLink cables them with the given
+// end addresses besides the host's link.
+const twoSwitches = eosLeaf + `
+    - name: spine1
+      platform: eos
+      address: 192.0.2.21
+      ports:
+        - names: Ethernet1-8`
+
+func spineLink(a, b string) string {
+	l := gpuLink + "\n    - {a: leaf1:Ethernet8, b: spine1:Ethernet1"
+	if a != "" {
+		l += ", aAddress: " + fmt.Sprintf("%q", a)
+	}
+	if b != "" {
+		l += ", bAddress: " + fmt.Sprintf("%q", b)
+	}
+	return l + "}"
 }
 
 func TestRules(t *testing.T) {
@@ -595,7 +630,7 @@ func TestXoffBelowHeadroom(t *testing.T) {
 	// occupancy 1.028, xoff 87040 B. swp3, uncabled at 200G, is taken at
 	// 100 m: 77824 B. swp1 (3 m) needs 48128 B, below 60 KB.
 	for _, want := range []string{
-		"RF132 error spec.lossless.pfc.xoff:",
+		"RF133 error spec.lossless.pfc.xoff:",
 		"switch leaf1: pfc.xoff 60000 B is below the 87040 B port swp2 still receives after it pauses (2 ports are short: swp2-3)",
 		"100G, 300 m, frames 9238/9022 B, Spectrum-2",
 		"cable 37879 B, peer response 25216 B, MAC/PHY 819 B, cell occupancy 1.03",

@@ -44,9 +44,10 @@ const (
 	CodeSwitchedNeedsVLAN  = "RF129"
 	CodeWatchdogTime       = "RF130"
 	CodeWatchdogDefault    = "RF131"
-	CodeXoffBelowHeadroom  = "RF132"
-	CodeHeadroomOverBuffer = "RF133"
-	CodeHeadroomAssumed    = "RF134"
+	CodeLinkAddress        = "RF132"
+	CodeXoffBelowHeadroom  = "RF133"
+	CodeHeadroomOverBuffer = "RF134"
+	CodeHeadroomAssumed    = "RF135"
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -82,6 +83,7 @@ var Rules = []Rule{
 	{CodeSwitchedNeedsVLAN, intent.SeverityError, "trunk and access ports need the lossless VLAN"},
 	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express (EOS: seconds with at most two decimals)"},
 	{CodeWatchdogDefault, intent.SeverityWarning, "a PFC watchdog time the platform keeps at its own default (rocefab does not render it there)"},
+	{CodeLinkAddress, intent.SeverityError, "a link address is an IP address of a switch end, used once"},
 	{CodeXoffBelowHeadroom, intent.SeverityError, "an explicit PFC xoff holds what every lossless port still receives after it pauses"},
 	{CodeHeadroomOverBuffer, intent.SeverityError, "the headroom of all lossless ports fits the ASIC's packet buffer"},
 	{CodeHeadroomAssumed, intent.SeverityWarning, "port speed and cable length are written where rocefab computes headroom"},

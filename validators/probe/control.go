@@ -24,8 +24,9 @@ const controlVersion = 1
 
 type controlRequest struct {
 	Version int        `json:"version"`
-	Op      string     `json:"op"` // "run"
+	Op      string     `json:"op"` // "run" or "flows"
 	Run     controlRun `json:"run"`
+	Flows   *FlowRun   `json:"flows,omitempty"`
 }
 
 type controlRun struct {
@@ -37,9 +38,10 @@ type controlRun struct {
 }
 
 type controlEvent struct {
-	Type   string  `json:"type"` // "pcap", "report" or "error"
+	Type   string  `json:"type"` // "pcap", "report", "flows" or "error"
 	Data   []byte  `json:"data,omitempty"`
 	Report *Report `json:"report,omitempty"`
+	Flows  flowRes `json:"flows,omitempty"`
 	Error  string  `json:"error,omitempty"`
 }
 
@@ -136,6 +138,13 @@ func (e *Endpoint) serveControl(ctx context.Context, c net.Conn) {
 	}
 	if req.Version != controlVersion {
 		_ = out.send(controlEvent{Type: "error", Error: fmt.Sprintf("control protocol version %d not supported (server speaks %d)", req.Version, controlVersion)})
+		return
+	}
+	if req.Op == "flows" {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() { _, _ = io.Copy(io.Discard, c); cancel() }()
+		e.serveFlows(ctx, out, req.Flows)
 		return
 	}
 	if req.Op != "run" {
