@@ -609,6 +609,9 @@ func (r *Resolved) resolveLink(l *LinkSpec, diags *Diagnostics) {
 	}
 	link := Link{A: l.A, B: l.B, AAddress: l.AAddress, BAddress: l.BAddress, At: l.Loc(), Spec: l, LengthAt: l.At("length")}
 	if l.Length != nil {
+		if l.Length.N == 0 {
+			diags.Errorf(l.At("length"), CodeBadUnit, "cable length 0 m: a cable is at least 1 m long (leave length out for the platform default)")
+		}
 		link.Length = l.Length.N
 	}
 	ok := true

@@ -502,3 +502,19 @@ func TestPortSpeedAndCableLength(t *testing.T) {
 		t.Errorf("portSpeed: %v %v", leaf1.PortSpeed, leaf3.PortSpeed)
 	}
 }
+
+func TestZeroCableLength(t *testing.T) {
+	f, diags := LoadBytes("f.yaml", withHeader(
+		"  switches: [{name: s1, ports: [{names: swp1}]}]",
+		"  hosts: [{name: h1, nics: [{netdev: eth0}]}]",
+		"  links:",
+		"    - {a: h1:eth0, b: s1:swp1, length: 0m}",
+	))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, rd := Resolve(f)
+	if len(rd) != 1 || rd[0].Code != CodeBadUnit || rd[0].Field != "spec.links[0].length" || !strings.Contains(rd[0].Message, "at least 1 m") {
+		t.Errorf("diagnostics = %v", rd)
+	}
+}

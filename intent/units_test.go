@@ -235,7 +235,10 @@ func TestSpeed(t *testing.T) {
 		{in: " 200G ", mbps: 200000},
 		{in: "unknown", unknown: true},
 		{in: "Unknown", unknown: true},
+		{in: "100000", mbps: 100000}, // SONiC's Mb/s
+		{in: "400000", mbps: 400000},
 		{in: "100", code: CodeBadUnit, msg: "needs a unit"},
+		{in: "123456", code: CodeBadUnit, msg: "needs a unit"},
 		{in: "G", code: CodeBadUnit, msg: "needs a unit"},
 		{in: "", code: CodeBadUnit, msg: "needs a unit"},
 		{in: "100GB", code: CodeBadUnit, msg: "is in bytes; speeds are bits per second: write 100G"},
