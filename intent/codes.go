@@ -16,6 +16,8 @@ const (
 	CodeBadPortRange    = "RF011" // port list or range does not parse
 	CodeBadUnit         = "RF012" // size, length or duration without a known unit
 	CodeUnknownRef      = "RF013" // a group, device or port that is not defined
-	CodeNoInput         = "RF014" // no intent files found
+	CodeNoInput         = "RF014" // no intent files found, or one that is not read (not a regular file, a link out of its folder)
 	CodeDuplicateField  = "RF015" // a fabric-wide section set in two files
+	CodeUnsafeName      = "RF016" // a name outside the safe character set (docs/intent.md, "Names")
+	CodeLimit           = "RF017" // a file, the fabric, its devices or ports over a limit (docs/intent.md, "Limits")
 )

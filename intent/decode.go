@@ -66,6 +66,9 @@ type decoder struct {
 	// many times over cannot blow a small document up (a "billion laughs").
 	budget    int
 	exhausted bool
+	// ports counts the ports that ranges expand to, across every file of
+	// the fabric.
+	ports *portBudget
 }
 
 // newDecoder sizes the budget from the document: without aliases every
@@ -166,6 +169,8 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 					code = ce.code
 				}
 				d.diags.Errorf(d.loc(n, field), code, "%s", err.Error())
+			} else if pn, ok := s.(*PortNames); ok {
+				d.countPorts(pn, n, field)
 			}
 			return
 		}
@@ -248,6 +253,19 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, field string) {
 		v.SetBool(n.Value == "true" || n.Value == "True" || n.Value == "TRUE")
 	default:
 		panic("intent: unsupported schema kind " + v.Kind().String())
+	}
+}
+
+// countPorts charges a port list to the fabric's budget and drops it once
+// the fabric is over the limit, so what is expanded stays bounded.
+func (d *decoder) countPorts(pn *PortNames, n *yaml.Node, field string) {
+	ok, first := d.ports.take(len(pn.Names))
+	if ok {
+		return
+	}
+	pn.Names = nil
+	if first {
+		d.diags.Errorf(d.loc(n, field), CodeLimit, "the fabric has more than %d switch ports with these (--intent-max-ports)", d.ports.limit)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var codePattern = regexp.MustCompile(`^RF0(0[1-9]|1[0-5])$`)
+var codePattern = regexp.MustCompile(`^RF0(0[1-9]|1[0-7])$`)
 
 // FuzzLoad feeds arbitrary bytes to the loader and the resolver. Neither may
 // panic, every diagnostic must carry a loader code and a position in the

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +19,8 @@ import (
 type Fabric struct {
 	Name  string
 	Files []string
+	// nameAt is where Name was first written.
+	nameAt Loc
 
 	Lossless *LosslessSpec
 	Security *SecuritySpec
@@ -33,23 +32,35 @@ type Fabric struct {
 }
 
 // Load reads intent files and directories (every *.yaml and *.yml below a
-// directory, in name order) and merges them. It returns the fabric and all
-// loader diagnostics; the fabric is nil only when nothing could be read.
+// directory, in name order) and merges them, within the default Limits. It
+// returns the fabric and all loader diagnostics; the fabric is nil only when
+// nothing could be read.
 func Load(paths ...string) (*Fabric, Diagnostics) {
+	return LoadWith(DefaultLimits(), paths...)
+}
+
+// LoadWith is Load within lim (zero fields take the defaults). Only regular
+// files are read, links must stay inside their intent folder (RF014), and
+// a file, the fabric, its devices or its ports over a limit are refused
+// (RF017) before they are read or expanded any further.
+func LoadWith(lim Limits, paths ...string) (*Fabric, Diagnostics) {
+	lim = lim.withDefaults()
 	var diags Diagnostics
-	var files []string
+	var files []inputFile
 	read := map[string]bool{}
 	for _, p := range paths {
-		found, err := intentFiles(p)
+		found, bad, err := listInput(p)
 		if err != nil {
-			diags.Errorf(Loc{File: p}, CodeNoInput, "%v", err)
-			continue
+			diags.Errorf(Loc{File: p}, CodeNoInput, "%v", inputMessage(err))
+		}
+		for _, err := range bad {
+			diags.Errorf(Loc{File: p}, CodeNoInput, "%v", inputMessage(err))
 		}
 		for _, f := range found {
 			// A file named twice (a directory and a file in it) is read
 			// once, not reported as defining everything twice.
-			key := filepath.Clean(f)
-			if abs, err := filepath.Abs(f); err == nil {
+			key := filepath.Clean(f.path)
+			if abs, err := filepath.Abs(f.path); err == nil {
 				key = abs
 			}
 			if !read[key] {
@@ -64,47 +75,73 @@ func Load(paths ...string) (*Fabric, Diagnostics) {
 		}
 		return nil, diags
 	}
+	// The fabric's size is known from the listing: nothing is read when it
+	// is over the limit already.
+	var total int64
+	for i, f := range files {
+		total += f.size
+		if total > lim.FabricBytes {
+			diags.Errorf(Loc{File: f.path, Line: 1, Col: 1}, CodeLimit,
+				"the intent is more than %s with this file (%d of %d files, %s so far); split the fabric or raise --intent-max-size",
+				sizeText(lim.FabricBytes), i+1, len(files), sizeText(total))
+			return nil, diags
+		}
+	}
+	budget := &portBudget{limit: int64(lim.Ports)}
 	var docs []*Document
-	for _, p := range parseFiles(files) {
+	var names []string
+	for i, p := range parseFiles(files, lim, budget) {
 		diags = append(diags, p.diags...)
 		docs = append(docs, p.docs...)
+		names = append(names, files[i].path)
 	}
-	fab := merge(files, docs, &diags)
+	fab := merge(names, docs, &diags)
+	checkDevices(fab, lim, &diags)
 	diags.Sort()
 	return fab, diags
 }
 
-// LoadBytes loads intent from memory, as if read from the named file.
+// inputMessage drops ErrInput's own words from a message: the diagnostic's
+// code says the input was refused.
+func inputMessage(err error) string {
+	return strings.ReplaceAll(strings.ReplaceAll(err.Error(), ErrLimit.Error()+": ", ""), ErrInput.Error()+": ", "")
+}
+
+// LoadBytes loads intent from memory, as if read from the named file,
+// within the default limits.
 func LoadBytes(name string, data []byte) (*Fabric, Diagnostics) {
-	docs, diags := Parse(name, data)
+	return LoadBytesWith(DefaultLimits(), name, data)
+}
+
+// LoadBytesWith is LoadBytes within lim.
+func LoadBytesWith(lim Limits, name string, data []byte) (*Fabric, Diagnostics) {
+	lim = lim.withDefaults()
+	if int64(len(data)) > lim.FileBytes || int64(len(data)) > lim.FabricBytes {
+		var diags Diagnostics
+		diags.Errorf(Loc{File: name, Line: 1, Col: 1}, CodeLimit, "%s", inputMessage(tooBig(name, int64(len(data)), min(lim.FileBytes, lim.FabricBytes))))
+		return &Fabric{Files: []string{name}}, diags
+	}
+	docs, diags := parse(name, data, typeCache{}, &portBudget{limit: int64(lim.Ports)})
 	fab := merge([]string{name}, docs, &diags)
+	checkDevices(fab, lim, &diags)
 	diags.Sort()
 	return fab, diags
 }
 
-func intentFiles(p string) ([]string, error) {
-	info, err := os.Stat(p)
-	if err != nil {
-		return nil, err
+// checkDevices refuses a fabric with more switches and hosts than the
+// limit, at the first device over it.
+func checkDevices(fab *Fabric, lim Limits, diags *Diagnostics) {
+	n := len(fab.Switches) + len(fab.Hosts)
+	if n <= lim.Devices {
+		return
 	}
-	if !info.IsDir() {
-		return []string{p}, nil
+	at := Loc{}
+	if i := lim.Devices; i < len(fab.Switches) {
+		at = fab.Switches[i].At("name")
+	} else {
+		at = fab.Hosts[i-len(fab.Switches)].At("name")
 	}
-	var out []string
-	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != p && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-			out = append(out, path)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out, err
+	diags.Errorf(at, CodeLimit, "the fabric has %d switches and hosts, more than the limit of %d (--intent-max-devices)", n, lim.Devices)
 }
 
 type parsedFile struct {
@@ -115,7 +152,7 @@ type parsedFile struct {
 // parseFiles reads and decodes files on every CPU: a large fabric is split
 // into many files, and YAML parsing is most of the time it takes to load.
 // Results keep the files' order, so merging stays deterministic.
-func parseFiles(files []string) []parsedFile {
+func parseFiles(files []inputFile, lim Limits, ports *portBudget) []parsedFile {
 	out := make([]parsedFile, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -125,12 +162,17 @@ func parseFiles(files []string) []parsedFile {
 			defer wg.Done()
 			types := typeCache{} // one per goroutine: a map is not safe to share
 			for i := range next {
-				data, err := os.ReadFile(files[i])
+				f := files[i]
+				data, err := readInput(f, lim.FileBytes)
 				if err != nil {
-					out[i].diags.Errorf(Loc{File: files[i]}, CodeNoInput, "%v", err)
+					code := CodeNoInput
+					if errors.Is(err, ErrLimit) {
+						code = CodeLimit
+					}
+					out[i].diags.Errorf(Loc{File: f.path, Line: 1, Col: 1}, code, "%s", inputMessage(err))
 					continue
 				}
-				out[i].docs, out[i].diags = parse(files[i], data, types)
+				out[i].docs, out[i].diags = parse(f.path, data, types, ports)
 			}
 		}()
 	}
@@ -144,10 +186,10 @@ func parseFiles(files []string) []parsedFile {
 
 // Parse decodes every YAML document in one file.
 func Parse(file string, data []byte) ([]*Document, Diagnostics) {
-	return parse(file, data, typeCache{})
+	return parse(file, data, typeCache{}, &portBudget{limit: DefaultPorts})
 }
 
-func parse(file string, data []byte, types typeCache) ([]*Document, Diagnostics) {
+func parse(file string, data []byte, types typeCache, ports *portBudget) ([]*Document, Diagnostics) {
 	var diags Diagnostics
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []*Document
@@ -166,6 +208,7 @@ func parse(file string, data []byte, types typeCache) ([]*Document, Diagnostics)
 		}
 		doc := &Document{}
 		d := newDecoder(file, &diags, &root, types)
+		d.ports = ports
 		d.decode(root.Content[0], reflect.ValueOf(doc).Elem(), "")
 		if doc.APIVersion != "" && doc.APIVersion != APIVersion {
 			diags.Errorf(doc.At("apiVersion"), CodeAPIVersion, "apiVersion %q is not supported (want %s)", doc.APIVersion, APIVersion)
@@ -278,6 +321,9 @@ func merge(files []string, docs []*Document, diags *Diagnostics) *Fabric {
 	for _, doc := range docs {
 		if doc.Metadata.Name != "" {
 			if nameAt == nil || fab.Name == doc.Metadata.Name {
+				if nameAt == nil {
+					fab.nameAt = doc.Metadata.At("name")
+				}
 				fab.Name = doc.Metadata.Name
 				nameAt = &Loc{}
 			} else {
@@ -299,6 +345,7 @@ func merge(files []string, docs []*Document, diags *Diagnostics) *Fabric {
 		fab.Hosts = append(fab.Hosts, s.Hosts...)
 		fab.Links = append(fab.Links, s.Links...)
 	}
+	checkNames(fab, diags)
 	checkUniqueNames(fab, diags)
 	checkSecrets(fab, diags)
 	return fab

@@ -27,7 +27,12 @@ func (p *PortNames) parseScalar(text, _ string) error {
 		}
 		names, err := ExpandPortRange(part)
 		if err != nil {
+			p.Names = nil
 			return codedf(CodeBadPortRange, "%v", err)
+		}
+		if len(p.Names)+len(names) > MaxPortList {
+			p.Names = nil
+			return codedf(CodeLimit, "these ranges name more than %d ports; no switch has that many", MaxPortList)
 		}
 		p.Names = append(p.Names, names...)
 	}

@@ -172,11 +172,16 @@ type OpenConfigSpec struct {
 }
 
 // PFCFallbackSpec names the native platform whose PFC configuration is sent
-// alongside the OpenConfig paths.
+// alongside the OpenConfig paths, or PFCFallbackNone.
 type PFCFallbackSpec struct {
 	Src
 	Platform string `yaml:"platform" rf:"required"`
 }
+
+// PFCFallbackNone declares that the device's PFC is not rocefab's: it
+// renders the OpenConfig part only, and the plan says PFC is not
+// expressible there.
+const PFCFallbackNone = "none"
 
 // GroupSpec shares attributes and overrides among many devices.
 type GroupSpec struct {

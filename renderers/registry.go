@@ -57,6 +57,12 @@ type Attributes struct {
 	// calculation (its default cable length, whether it renders computed
 	// headroom); nil: the generic defaults.
 	Headroom *HeadroomFacts
+	// Fit, when set, fits a rendered config to the device it is planned
+	// for, before the diff: running is the whole parsed running config with
+	// its Facts. Fit may rewrite desired (its Paths, Owned scope and Notes,
+	// e.g. for SONiC's buffer model); an error refuses the device, naming
+	// what the device lacks (e.g. ports its PORT table does not have).
+	Fit func(sw *intent.Switch, desired, running *devcfg.Config) error
 }
 
 // Entry is one registered platform.

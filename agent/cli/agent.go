@@ -20,6 +20,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/probewire"
 	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 )
@@ -171,6 +172,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 	if err != nil {
 		return daemon.Config{}, daemon.Deps{}, usageErr("%v", err)
 	}
+	a.secrets.Add(token)
 	cfg := daemon.Config{
 		StateDir: stateDir, Source: src, Refresh: dur("intent.refresh"),
 		Drift:     daemon.Schedule{Interval: dur("drift.interval"), Jitter: dur("drift.jitter")},
@@ -182,10 +184,11 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		Shard: spec, CountersInterval: dur("counters.interval"), ShutdownTimeout: dur("shutdown-timeout"),
 	}
 	cfg.IncludeHosts = v.GetBool("agent.hosts.include")
+	cfg.IntentLimits, _ = a.intentLimits()
 	eng := engine.New(a.renderers, a.drivers, a.newFleetHosts(nil, nil), engine.Options{
 		Insecure: a.flagOnly("insecure"), SSHAcceptNew: a.flagOnly("ssh-accept-new"),
 		Timeout: v.GetDuration("timeout"), Retries: v.GetInt("retries"), Parallelism: v.GetInt("parallelism"),
-		Logger: a.log,
+		Secrets: a.resolveSecret, Logger: a.log,
 	})
 	deps := daemon.Deps{Engine: eng, Renderers: a.renderers, Logger: a.log, Version: Version(),
 		Probe: probewire.Runner(&fabricProber{a: a}, v.GetInt("agent.probe.parallel"))}
@@ -194,6 +197,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		if err != nil {
 			return cfg, deps, usageErr("webhook URL: %v", err)
 		}
+		a.secrets.Add(url)
 		cfg.Webhook = &notify.Options{URL: url, Format: notify.Format(get("notify.format")),
 			Attempts: v.GetInt("agent.notify.attempts"), Backoff: dur("notify.backoff"), Timeout: dur("notify.timeout")}
 	}
@@ -212,7 +216,8 @@ func (a *app) agentSource(stateDir string) (intentsrc.Source, error) {
 		if len(paths) == 0 {
 			return nil, usageErr("no intent: give a folder (rocefab agent PATH, --intent) or a repository (--git-url)")
 		}
-		return intentsrc.Folder{Paths: paths}, nil
+		lim, _ := a.intentLimits() // checked in setup
+		return intentsrc.Folder{Paths: paths, Limits: lim}, nil
 	}
 	auth := intentsrc.GitAuth{Username: a.agentString("git.username"), SSHKeyFile: a.agentString("git.ssh-key-file"),
 		KnownHosts: v.GetStringSlice("agent.git.known-hosts"), InsecureIgnoreHostKey: a.flagOnly("git-insecure-ignore-host-key")}
@@ -225,6 +230,7 @@ func (a *app) agentSource(stateDir string) (intentsrc.Source, error) {
 			return nil, usageErr("%v", err)
 		}
 	}
+	a.secrets.Add(auth.Token, auth.SSHKeyPassphrase, intentsrc.URLPassword(url))
 	var ca []byte
 	if f := a.agentString("git.ca-bundle"); f != "" {
 		if ca, err = os.ReadFile(f); err != nil {
@@ -312,9 +318,10 @@ func (a *app) printAgentSettings() error {
 		default:
 			str := a.v.GetString("agent." + s.key)
 			if s.secret && str != "" && !strings.HasPrefix(str, "env:") && !strings.HasPrefix(str, "file:") {
-				str = "<redacted>"
+				str = secret.Mask
 			}
-			val = str
+			// A URL may carry a password (https://user:PW@host/...).
+			val = intentsrc.Redact(str)
 		}
 		out["agent."+s.key] = val
 	}

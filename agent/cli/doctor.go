@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -21,7 +18,6 @@ import (
 	"github.com/rocefab/rocefab/validators/doctor"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
-	"github.com/rocefab/rocefab/validators/lint"
 )
 
 func init() { register(newDoctorCommand) }
@@ -122,11 +118,11 @@ or doctor could not run, 64 on usage errors.`,
 // the hosts on standard input.
 func (a *app) doctorIntent(paths []string) (*intent.Resolved, []byte, error) {
 	if len(paths) == 1 && paths[0] == "-" {
-		b, err := io.ReadAll(a.stdin)
+		b, err := a.readStdinIntent()
 		if err != nil {
-			return nil, nil, fmt.Errorf("read intent from standard input: %w", err)
+			return nil, nil, err
 		}
-		res, diags := lint.ValidateBytes(a.renderers, "<stdin>", b)
+		res, diags := a.validateBytes("<stdin>", b)
 		if diags.HasErrors() {
 			printDiagnostics(a, diags)
 			return nil, nil, exitWith(ExitFailure)
@@ -137,47 +133,28 @@ func (a *app) doctorIntent(paths []string) (*intent.Resolved, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := intentBytes(paths)
+	lim, _ := a.intentLimits()
+	data, err := intentBytes(paths, lim)
 	return res, data, err
 }
 
 // intentBytes concatenates the intent files as YAML documents, in the
 // order intent.Load reads them.
-func intentBytes(paths []string) ([]byte, error) {
+func intentBytes(paths []string, lim intent.Limits) ([]byte, error) {
+	files, err := intent.InputFiles(paths...)
+	if err != nil {
+		return nil, err
+	}
 	var out []byte
-	for _, p := range paths {
-		var files []string
-		info, err := os.Stat(p)
+	for _, f := range files {
+		b, err := intent.ReadInput(f, lim.FileBytes)
 		if err != nil {
 			return nil, err
 		}
-		if info.IsDir() {
-			err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-					files = append(files, path)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
-			}
-			sort.Strings(files)
-		} else {
-			files = []string{p}
-		}
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, "---\n"...)
-			out = append(out, b...)
-			if len(b) > 0 && b[len(b)-1] != '\n' {
-				out = append(out, '\n')
-			}
+		out = append(out, "---\n"...)
+		out = append(out, b...)
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			out = append(out, '\n')
 		}
 	}
 	return out, nil

@@ -11,7 +11,6 @@ import (
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/compliance"
-	"github.com/rocefab/rocefab/validators/lint"
 )
 
 // deviceFlags are shared by every command that contacts devices. Turning
@@ -120,13 +119,14 @@ func (a *app) engine(f *deviceFlags, hosts engine.HostRunner) *engine.Engine {
 		Parallelism:  a.v.GetInt("parallelism"),
 		Progress:     newProgress(a.stderr),
 		LastApplied:  engine.RunStore{Dir: a.stateDir(f)}.LastApplied(),
+		Secrets:      a.resolveSecret,
 		Logger:       a.log,
 	})
 }
 
 // loadIntent validates intent paths, printing diagnostics on failure.
 func (a *app) loadIntent(paths []string) (*intent.Resolved, error) {
-	res, diags := lint.Validate(a.renderers, paths...)
+	res, diags := a.validate(paths...)
 	if diags.HasErrors() {
 		printDiagnostics(a, diags)
 		return nil, exitWith(ExitFailure)

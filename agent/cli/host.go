@@ -17,7 +17,6 @@ import (
 	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/host"
-	"github.com/rocefab/rocefab/validators/lint"
 )
 
 func init() { register(newHostCommand) }
@@ -123,20 +122,20 @@ pending with --detailed-exitcode, 64 usage error.`
 func (a *app) loadHostIntent(f *hostFlags) (*intent.Resolved, error) {
 	if len(f.intent) == 1 && f.intent[0] == "-" {
 		if !f.stdinConsumed {
-			b, err := io.ReadAll(a.stdin)
+			b, err := a.readStdinIntent()
 			if err != nil {
-				return nil, fmt.Errorf("read intent from standard input: %w", err)
+				return nil, err
 			}
 			f.stdinIntent, f.stdinConsumed = b, true
 		}
-		res, diags := lint.ValidateBytes(a.renderers, "<stdin>", f.stdinIntent)
+		res, diags := a.validateBytes("<stdin>", f.stdinIntent)
 		if diags.HasErrors() {
 			printDiagnostics(a, diags)
 			return nil, fmt.Errorf("the intent is invalid (%d error(s))", countErrors(diags))
 		}
 		return res, nil
 	}
-	res, diags := lint.Validate(a.renderers, f.intent...)
+	res, diags := a.validate(f.intent...)
 	if diags.HasErrors() {
 		printDiagnostics(a, diags)
 		return nil, fmt.Errorf("the intent is invalid (%d error(s))", countErrors(diags))

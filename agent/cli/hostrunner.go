@@ -59,7 +59,7 @@ func (a *app) hostExec(load func() (*intent.Resolved, error)) *ssh.Exec {
 		if h.Address.Host == "" {
 			return ssh.ExecTarget{}, fmt.Errorf("host %s has no address to reach it over SSH", name)
 		}
-		creds, err := engine.ResolveSecret(compliance.Connection{Username: h.Creds.Username, UsernameEnv: h.Creds.UsernameEnv,
+		creds, err := a.resolveSecret(compliance.Connection{Username: h.Creds.Username, UsernameEnv: h.Creds.UsernameEnv,
 			PasswordEnv: h.Creds.PasswordEnv, PasswordFile: h.Creds.PasswordFile})
 		if err != nil {
 			return ssh.ExecTarget{}, err

@@ -14,7 +14,11 @@ import (
 // newProgress shows a bar with done/total and failures on a terminal, and
 // plain lines elsewhere (CI logs). Both go to stderr, beside the logs.
 func newProgress(w io.Writer) engine.Progress {
-	if f, ok := w.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+	term := w
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		term = u.Unwrap() // stderr behind the secret filter
+	}
+	if f, ok := term.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		return &barProgress{w: w}
 	}
 	return &lineProgress{w: w}

@@ -5,14 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/validators/lint"
+	"github.com/rocefab/rocefab/internal/safefile"
 )
 
 func init() { register(newRenderCommand) }
@@ -48,7 +46,7 @@ gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 		if *outDir == "" {
 			return usageErr("render needs --out-dir DIR")
 		}
-		res, diags := lint.Validate(a.renderers, args...)
+		res, diags := a.validate(args...)
 		if diags.HasErrors() {
 			printDiagnostics(a, diags)
 			return exitWith(ExitFailure)
@@ -62,9 +60,13 @@ gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 		if *device != "" && len(switches) == 0 {
 			return usageErr("--device %q is not a switch in the intent", *device)
 		}
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		// Files are named after devices: safefile keeps every write inside
+		// --out-dir, whatever the name or a link in the directory.
+		out, err := safefile.Open(*outDir, 0o755)
+		if err != nil {
 			return err
 		}
+		defer out.Close()
 		idx := renderIndex{SchemaVersion: "rocefab.io/render/v1", Fabric: res.Name}
 		for _, sw := range switches {
 			entry, err := a.renderers.Lookup(sw.Platform)
@@ -80,8 +82,8 @@ gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 				return fmt.Errorf("%s: encode: %w", sw.Name, err)
 			}
 			name := sw.Name + entry.Attrs.FileExt
-			if err := os.WriteFile(filepath.Join(*outDir, name), data, 0o644); err != nil {
-				return err
+			if err := out.WriteFile(name, data, 0o644); err != nil {
+				return fmt.Errorf("%s: %w", sw.Name, err)
 			}
 			sum := sha256.Sum256(data)
 			idx.Devices = append(idx.Devices, renderIndexEntry{
@@ -94,7 +96,7 @@ gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(*outDir, "index.json"), append(data, '\n'), 0o644); err != nil {
+		if err := out.WriteFile("index.json", append(data, '\n'), 0o644); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "rendered %d device(s) into %s\n", len(idx.Devices), *outDir)

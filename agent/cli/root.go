@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -18,10 +19,15 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/drivers"
 	driversall "github.com/rocefab/rocefab/drivers/all"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/all"
+	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/validators/lint"
 )
 
 // app is the state one invocation shares between commands: streams, the
@@ -34,6 +40,10 @@ type app struct {
 	log            *zap.Logger
 	renderers      *renderers.Registry
 	drivers        *drivers.Registry
+	// secrets are the secret values this invocation resolved (device
+	// passwords, tokens); stdout, stderr and the logs are passed through
+	// it, a second line of defence behind the drivers' own redaction.
+	secrets *secret.Redactor
 	// unsafe holds the verification-disabling flags given on this command
 	// line. They are read from the flag only: never from ROCEFAB_*
 	// variables or the config file, so nothing but an explicit flag turns
@@ -61,8 +71,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	secrets := &secret.Redactor{}
+	stdout, stderr = secrets.Writer(stdout), secrets.Writer(stderr)
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, v: viper.New(), log: zap.NewNop(),
-		renderers: all.Renderers(), drivers: driversall.Drivers()}
+		renderers: all.Renderers(), drivers: driversall.Drivers(), secrets: secrets}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -101,6 +113,10 @@ real RoCEv2 traffic, and watches for drift.`,
 	pf.String("config", "", "config file for rocefab's own settings (YAML)")
 	pf.String("log-level", "warn", "log level: debug, info, warn, error")
 	pf.String("log-format", "console", "log format: console or json")
+	pf.String("intent-max-file-size", sizeFlag(intent.DefaultFileBytes), "largest intent file read (e.g. 8MiB)")
+	pf.String("intent-max-size", sizeFlag(intent.DefaultFabricBytes), "largest intent read, all its files together")
+	pf.Int("intent-max-devices", intent.DefaultDevices, "most switches and hosts in one intent")
+	pf.Int("intent-max-ports", intent.DefaultPorts, "most switch ports in one intent, after ranges expand")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
 	for _, f := range commandFactories {
 		root.AddCommand(f(a))
@@ -141,6 +157,9 @@ func (a *app) setup(cmd *cobra.Command) error {
 		if err := checkConfigKeys(cmd.Root(), file); err != nil {
 			return err
 		}
+	}
+	if _, err := a.intentLimits(); err != nil {
+		return err
 	}
 	log, err := newLogger(a.stderr, a.v.GetString("log-level"), a.v.GetString("log-format"))
 	if err != nil {
@@ -203,6 +222,57 @@ func closest(name string, known []string) string {
 		}
 	}
 	return ""
+}
+
+// resolveSecret resolves a device's credentials, as the engine does, and
+// remembers the password so nothing this invocation prints can show it.
+func (a *app) resolveSecret(c compliance.Connection) (drivers.Credentials, error) {
+	creds, err := engine.ResolveSecret(c)
+	a.secrets.Add(creds.Password)
+	return creds, err
+}
+
+// sizeFlag writes a default size the way the flag takes it.
+func sizeFlag(n int64) string { return strconv.FormatInt(n>>20, 10) + "MiB" }
+
+// intentLimits are the loader's limits from the --intent-max-* settings.
+func (a *app) intentLimits() (intent.Limits, error) {
+	var lim intent.Limits
+	var err error
+	if lim.FileBytes, err = intent.ParseSize(a.v.GetString("intent-max-file-size")); err != nil {
+		return lim, usageErr("--intent-max-file-size: %v", err)
+	}
+	if lim.FabricBytes, err = intent.ParseSize(a.v.GetString("intent-max-size")); err != nil {
+		return lim, usageErr("--intent-max-size: %v", err)
+	}
+	lim.Devices, lim.Ports = a.v.GetInt("intent-max-devices"), a.v.GetInt("intent-max-ports")
+	if lim.Devices < 1 || lim.Ports < 1 {
+		return lim, usageErr("--intent-max-devices and --intent-max-ports must be at least 1")
+	}
+	return lim, nil
+}
+
+// validate loads, resolves and lints intent paths within the limits.
+func (a *app) validate(paths ...string) (*intent.Resolved, intent.Diagnostics) {
+	lim, _ := a.intentLimits() // checked in setup
+	return lint.ValidateWith(a.renderers, lim, paths...)
+}
+
+// validateBytes is validate for an intent read from standard input.
+func (a *app) validateBytes(name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
+	lim, _ := a.intentLimits()
+	return lint.ValidateBytesWith(a.renderers, lim, name, data)
+}
+
+// readStdinIntent reads an intent from standard input, at most the file
+// limit (one byte more tells that it is over).
+func (a *app) readStdinIntent() ([]byte, error) {
+	lim, _ := a.intentLimits()
+	b, err := io.ReadAll(io.LimitReader(a.stdin, lim.FileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read intent from standard input: %w", err)
+	}
+	return b, nil
 }
 
 // newLogger logs to stderr only; stdout is for what users read.

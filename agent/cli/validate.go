@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/validators/lint"
 )
 
 func init() { register(newValidateCommand) }
@@ -42,10 +41,10 @@ file:line:col: CODE severity field: message. Warnings fail only with --strict.`,
 		}
 		var diags intent.Diagnostics
 		if *merge {
-			_, diags = lint.Validate(a.renderers, args...)
+			_, diags = a.validate(args...)
 		} else {
 			for _, path := range args {
-				_, d := lint.Validate(a.renderers, path)
+				_, d := a.validate(path)
 				diags = append(diags, d...)
 			}
 		}

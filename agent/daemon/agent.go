@@ -17,6 +17,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
+	"github.com/rocefab/rocefab/internal/safefile"
 )
 
 // HistoryFile is the name of the history database in the state directory.
@@ -137,7 +138,9 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 		}
 		a.deps.Notifier = wh
 	}
-	a.srv = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: zap.NewStdLog(a.log)}
+	h := cfg.HTTP
+	a.srv = &http.Server{Handler: a.Handler(), ReadHeaderTimeout: h.ReadHeaderTimeout, ReadTimeout: h.ReadTimeout,
+		WriteTimeout: h.WriteTimeout, IdleTimeout: h.IdleTimeout, MaxHeaderBytes: MaxHeaderBytes, ErrorLog: zap.NewStdLog(a.log)}
 	return a, nil
 }
 
@@ -323,7 +326,7 @@ func (a *Agent) prune() {
 	for _, r := range removed {
 		if r.Kind == history.KindApply {
 			// The engine's report and snapshots of an apply this agent made.
-			_ = os.RemoveAll(filepath.Join(a.cfg.StateDir, "runs", filepath.Base(r.ID)))
+			_ = safefile.RemoveAll(a.cfg.StateDir, filepath.Join("runs", r.ID))
 		}
 	}
 	if len(removed) > 0 {

@@ -16,6 +16,8 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/notify"
 	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
@@ -28,6 +30,9 @@ var (
 	ErrNoToken = errors.New("a bearer token is required when the agent listens beyond localhost")
 	// ErrConfig: a setting is invalid.
 	ErrConfig = errors.New("agent settings")
+	// ErrWeakToken: the bearer token is too easy to guess (it also
+	// matches ErrConfig).
+	ErrWeakToken = fmt.Errorf("%w: the API token is refused", ErrConfig)
 )
 
 // Config is the agent's settings, as the agent: section of the config
@@ -60,6 +65,9 @@ type Config struct {
 	// ShutdownTimeout bounds waiting for runs and notifications on stop
 	// (default 30s).
 	ShutdownTimeout time.Duration
+	// IntentLimits bound what the loader reads of each revision (zero
+	// fields: intent.DefaultLimits); a revision over them is refused.
+	IntentLimits intent.Limits
 	// Webhook, when set and Deps.Notifier is nil, is the webhook the agent
 	// notifies compliance changes to (its deliveries are counted in
 	// rocefab_webhook_notifications_total).
@@ -92,7 +100,22 @@ type HTTPConfig struct {
 	Token string
 	// TLSCert and TLSKey serve HTTPS.
 	TLSCert, TLSKey string
+	// Timeouts bound what one client may hold (zero fields: the defaults
+	// below): slow headers or bodies, slow reads of the answer, and idle
+	// keep-alive connections, which are closed after IdleTimeout.
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
+
+// Defaults of the HTTP server's timeouts. WriteTimeout leaves a scrape of
+// a large fleet's metrics or a page of runs time to be written.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 2 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
+	// MaxHeaderBytes bounds a request's headers.
+	MaxHeaderBytes = 64 << 10
+)
 
 // Notifier receives compliance changes (notify.Webhook).
 type Notifier interface {
@@ -131,6 +154,15 @@ func (c *Config) defaults() {
 	if c.Shard.Count == 0 {
 		c.Shard = shard.All
 	}
+	for _, t := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.HTTP.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&c.HTTP.ReadTimeout, DefaultReadTimeout},
+		{&c.HTTP.WriteTimeout, DefaultWriteTimeout}, {&c.HTTP.IdleTimeout, DefaultIdleTimeout}} {
+		if *t.v <= 0 {
+			*t.v = t.def
+		}
+	}
 	if c.ShutdownTimeout <= 0 {
 		c.ShutdownTimeout = 30 * time.Second
 	}
@@ -166,6 +198,13 @@ func (c *Config) check() error {
 	}
 	if !local && c.HTTP.Token == "" {
 		return fmt.Errorf("%w: %s is not a loopback address; set agent.http.token-file or the token variable (see docs/agent.md)", ErrNoToken, c.HTTP.Listen)
+	}
+	// A token is checked wherever the agent listens: a weak one only looks
+	// like protection (one space let the agent bind 0.0.0.0).
+	if c.HTTP.Token != "" {
+		if err := secret.CheckToken(c.HTTP.Token); err != nil {
+			return fmt.Errorf("%w: %w", ErrWeakToken, err)
+		}
 	}
 	return nil
 }

@@ -1,12 +1,17 @@
 package daemon
 
 import (
+	"bufio"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/internal/secret"
 )
 
 func TestLoopback(t *testing.T) {
@@ -126,5 +131,84 @@ func TestAPI(t *testing.T) {
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("POST kind=%q: %s", kind, resp.Status)
 		}
+	}
+}
+
+// TestWeakTokenRefused: a token of one space (or any weak one) does not
+// let the agent bind 0.0.0.0, nor loopback.
+func TestWeakTokenRefused(t *testing.T) {
+	f := newFixture(t, 1)
+	f.commit("first", f.intent("150KB", "9216"))
+	for _, listen := range []string{"0.0.0.0:0", "127.0.0.1:0"} {
+		for _, tok := range []string{" ", "\t", "short-token", "zzzzzzzzzzzzzzzzzzzzzzzz"} {
+			cfg := f.config()
+			cfg.HTTP.Listen, cfg.HTTP.Token = listen, tok
+			a, err := New(cfg, f.deps())
+			if err == nil {
+				a.Close()
+				t.Fatalf("%s with token %q: started", listen, tok)
+			}
+			if !errors.Is(err, ErrWeakToken) || !errors.Is(err, ErrConfig) || !errors.Is(err, secret.ErrWeak) {
+				t.Fatalf("%s with token %q: %v", listen, tok, err)
+			}
+		}
+	}
+}
+
+// TestIdleConnectionsClosed: the server closes a keep-alive connection
+// that stays idle past IdleTimeout, and one that never finishes its
+// headers past ReadHeaderTimeout (a slow client cannot hold it forever).
+func TestIdleConnectionsClosed(t *testing.T) {
+	f := newFixture(t, 1)
+	f.commit("first", f.intent("150KB", "9216"))
+	cfg := f.config()
+	cfg.HTTP.IdleTimeout, cfg.HTTP.ReadHeaderTimeout = 200*time.Millisecond, 200*time.Millisecond
+	a := f.start(cfg, f.deps())
+
+	// closed reads r (c's data) until the server closes c; the deadline
+	// only keeps a broken server from hanging the test.
+	closed := func(r io.Reader, c net.Conn) error {
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		_, err := io.Copy(io.Discard, r)
+		if err != nil {
+			return err // a deadline: never closed
+		}
+		return nil // EOF: closed by the server
+	}
+
+	c, err := net.Dial("tcp", a.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	for i := 0; i < 2; i++ { // the connection is kept alive between requests
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: agent\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Close {
+			t.Fatalf("request %d: %s, close %v", i, resp.Status, resp.Close)
+		}
+	}
+	if err := closed(br, c); err != nil {
+		t.Fatalf("an idle keep-alive connection was not closed: %v", err)
+	}
+
+	slow, err := net.Dial("tcp", a.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	if _, err := io.WriteString(slow, "GET /healthz HTTP/1.1\r\nHost: agent\r\n"); err != nil { // never ends the headers
+		t.Fatal(err)
+	}
+	if err := closed(slow, slow); err != nil {
+		t.Fatalf("a connection that never finished its headers was not closed: %v", err)
 	}
 }

@@ -3,8 +3,8 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +16,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/intentsrc"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/internal/safefile"
 	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/lint"
 )
@@ -60,6 +61,12 @@ type reloadStatus struct {
 type fetchStatus struct {
 	At    time.Time `json:"at"`
 	Error string    `json:"error,omitempty"`
+	// FailingSince is when fetches started failing, zero while they work.
+	FailingSince time.Time `json:"failingSince,omitzero"`
+	// Refused: the source was read, and an intent file in it is refused
+	// (not a regular file, a link out of its folder, over a limit); this
+	// lasts until someone fixes the source, so the agent is not ready.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // intent is the intent in use, nil until one was valid.
@@ -73,9 +80,15 @@ func (a *Agent) intent() *loaded {
 func (a *Agent) refresh(ctx context.Context) {
 	snap, err := a.cfg.Source.Update(ctx)
 	a.mu.Lock()
+	prev := a.fetch
 	a.fetch = fetchStatus{At: a.now().UTC()}
 	if err != nil {
 		a.fetch.Error = err.Error()
+		a.fetch.Refused = errors.Is(err, intent.ErrInput)
+		a.fetch.FailingSince = prev.FailingSince
+		if prev.Error == "" || prev.FailingSince.IsZero() {
+			a.fetch.FailingSince = a.fetch.At
+		}
 	}
 	a.mu.Unlock()
 	if err != nil {
@@ -127,7 +140,7 @@ func findings(diags intent.Diagnostics, root string) []history.Finding {
 // invalid one is recorded as a failed reload with its findings.
 func (a *Agent) load(ctx context.Context, snap intentsrc.Snapshot) {
 	started := a.now().UTC()
-	res, diags := lint.Validate(a.deps.Renderers, snap.Paths...)
+	res, diags := lint.ValidateWith(a.deps.Renderers, a.cfg.IntentLimits, snap.Paths...)
 	run := &history.Run{ID: engine.NewRunID(started), Kind: history.KindReload, Trigger: history.TriggerCommit,
 		Commit: snap.Commit, Revision: snap.Revision, Shard: a.cfg.Shard.String(), Started: started, Findings: findings(diags, snap.Root)}
 	run.Summary.Findings = len(run.Findings)
@@ -217,15 +230,22 @@ type lastValidMeta struct {
 	Paths    []string `json:"paths"` // relative to the copy
 }
 
-// saveLastValid copies the intent files (YAML only) of a valid revision.
+// saveLastValid copies the intent files (YAML only) of a valid revision,
+// read the way the loader reads them and written inside the state
+// directory only.
 func (a *Agent) saveLastValid(snap intentsrc.Snapshot) error {
 	final := filepath.Join(a.cfg.StateDir, lastValidDir)
 	tmp := final + ".tmp"
 	_ = os.RemoveAll(tmp)
+	dst, err := safefile.Open(tmp, 0o700)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
 	meta := lastValidMeta{Commit: snap.Commit, Revision: snap.Revision}
 	for i, p := range snap.Paths {
 		rel := filepath.Join(fmt.Sprint(i), filepath.Base(filepath.Clean(p)))
-		if err := copyIntent(p, filepath.Join(tmp, rel)); err != nil {
+		if err := a.copyIntent(p, dst, rel); err != nil {
 			return err
 		}
 		meta.Paths = append(meta.Paths, rel)
@@ -234,7 +254,7 @@ func (a *Agent) saveLastValid(snap intentsrc.Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "meta.json"), data, 0o600); err != nil {
+	if err := dst.WriteFile("meta.json", data, 0o600); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(final); err != nil {
@@ -243,34 +263,39 @@ func (a *Agent) saveLastValid(snap intentsrc.Snapshot) error {
 	return os.Rename(tmp, final)
 }
 
-func copyIntent(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return filepath.SkipDir
+// copyIntent copies the intent files of src (a file or a folder) to rel
+// in dst.
+func (a *Agent) copyIntent(src string, dst *safefile.Dir, rel string) error {
+	files, err := intent.InputFiles(src)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	lim := a.cfg.IntentLimits
+	if lim.FileBytes <= 0 {
+		lim.FileBytes = intent.DefaultFileBytes
+	}
+	for _, f := range files {
+		target := rel
+		if info.IsDir() {
+			inner, err := filepath.Rel(src, f)
+			if err != nil {
+				return err
 			}
-			return os.MkdirAll(target, 0o700)
+			target = filepath.Join(rel, inner)
 		}
-		if path != src && !strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, ".yml") {
-			return nil
-		}
-		data, err := os.ReadFile(path)
+		data, err := intent.ReadInput(f, lim.FileBytes)
 		if err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		if err := dst.WriteFile(target, data, 0o600); err != nil {
 			return err
 		}
-		return os.WriteFile(target, data, 0o600)
-	})
+	}
+	return nil
 }
 
 // loadLastValid loads the copy of the last valid intent when the agent
@@ -292,7 +317,7 @@ func (a *Agent) loadLastValid(ctx context.Context) *loaded {
 	for i, p := range meta.Paths {
 		paths[i] = filepath.Join(dir, p)
 	}
-	res, diags := lint.Validate(a.deps.Renderers, paths...)
+	res, diags := lint.ValidateWith(a.deps.Renderers, a.cfg.IntentLimits, paths...)
 	if res == nil || diags.HasErrors() {
 		a.log.Warn("the copy of the last valid intent no longer validates", zap.String("dir", dir))
 		return nil

@@ -79,14 +79,34 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	writeJSON(w, code, map[string]string{"error": msg})
 }
 
+// readyz is 200 while the agent follows a valid intent. It is 503 with no
+// valid intent yet, and while its source holds an intent file that is
+// refused (a link to /dev/zero, a FIFO, a file over a limit): the agent
+// cannot follow the source until someone fixes it. It says which, without
+// details (it needs no token): /api/v1/status has the error.
 func (a *Agent) readyz(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if a.intent() == nil {
+	a.mu.RLock()
+	cur, fetch := a.current, a.fetch
+	a.mu.RUnlock()
+	refused := ""
+	if fetch.Refused {
+		refused = "the intent source holds a file that is refused (not a regular file, a link out of its folder, or over a size limit) since " +
+			fetch.FailingSince.Format(time.RFC3339) + "; see /api/v1/status"
+	}
+	switch {
+	case cur == nil && refused != "":
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("not ready: no valid intent loaded yet: " + refused + "\n"))
+	case cur == nil:
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("not ready: no valid intent loaded yet\n"))
-		return
+	case refused != "":
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte("not ready: " + refused + " (still checking " + cur.describe() + ")\n"))
+	default:
+		_, _ = w.Write([]byte("ready\n"))
 	}
-	_, _ = w.Write([]byte("ready\n"))
 }
 
 // Status is the body of /api/v1/status.

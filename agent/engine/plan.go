@@ -141,6 +141,15 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 	if err != nil {
 		return withError(dp, err)
 	}
+	if fit := entry.Attrs.Fit; fit != nil {
+		// The platform checks the device (ports, buffer model) and may
+		// re-scope; the owned view is filtered again with that scope.
+		if err := fit(sw, desired, running.Config); err != nil {
+			return withError(dp, err)
+		}
+		dp.Notes = desired.Notes
+		running = drivers.NewRunning(running.Config, entry.Attrs.Platform, desired.Owned)
+	}
 	dp.Fingerprint = running.Fingerprint
 	dp.Changes = compliance.Diff(desired, running.Owned, entry.Attrs.Platform.Syntax, entry.Attrs.Classify)
 	dp.Patch = devcfg.BuildPatch(dp.Changes, entry.Attrs.Platform.Syntax)

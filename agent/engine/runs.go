@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rocefab/rocefab/internal/safefile"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
@@ -176,16 +177,12 @@ func (s RunStore) lastAppliedPaths() map[string]string {
 }
 
 func (s RunStore) saveConfig(id, kind, device string, cfg *devcfg.Config) (string, error) {
-	dir := filepath.Join(s.runDir(id), kind)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, safeName(device)+".json")
+	rel := filepath.Join("runs", id, kind, safeName(device)+".json")
 	data, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	return path, os.WriteFile(path, data, 0o600)
+	return filepath.Join(s.Dir, rel), safefile.WriteFile(s.Dir, rel, data, 0o600)
 }
 
 // LoadSnapshot reads a snapshot back.
@@ -203,16 +200,12 @@ func (s RunStore) LoadSnapshot(path string) (*devcfg.Config, error) {
 
 // SaveReport writes the run report.
 func (s RunStore) SaveReport(r *RunReport) (string, error) {
-	dir := s.runDir(r.ID)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "report.json")
+	rel := filepath.Join("runs", r.ID, "report.json")
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return "", err
 	}
-	return path, os.WriteFile(path, append(data, '\n'), 0o600)
+	return filepath.Join(s.Dir, rel), safefile.WriteFile(s.Dir, rel, append(data, '\n'), 0o600)
 }
 
 // LoadReport reads a run report by ID.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strings"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -18,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/internal/secret"
 )
 
 // dialOptions builds transport security and per-RPC credentials. TLS
@@ -165,14 +165,9 @@ func (d *Driver) classify(step, line string, err error) error {
 	return d.deviceErr(step, line, msg, cause)
 }
 
+// deviceErr builds the error users see, with the password redacted
+// should a device ever echo it.
 func (d *Driver) deviceErr(step, line, msg string, cause error) error {
-	return &drivers.DeviceError{Device: d.opt.Device, Step: step, Line: line, Msg: redact(msg, d.opt.Creds.Password), Err: cause}
-}
-
-// redact removes the password should a device ever echo it.
-func redact(s, secret string) string {
-	if secret == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, secret, "<redacted>")
+	pw := d.opt.Creds.Password
+	return &drivers.DeviceError{Device: d.opt.Device, Step: step, Line: secret.Redact(line, pw), Msg: secret.Redact(msg, pw), Err: secret.Error(cause, pw)}
 }

@@ -1,8 +1,9 @@
 // Package gnmi is the gNMI transport: Capabilities, Get, one atomic Set,
 // commit-confirmed, and Subscribe for RoCE counters.
 //
-// Fetch reads the owned scope with one Get per origin (type CONFIG,
-// JSON_IETF, or JSON when the target lacks it) and hands Platform.Parse a
+// Fetch reads the owned scope with one Get per origin (type CONFIG, or ALL
+// where the mapping says so; JSON_IETF, or JSON when the target lacks it)
+// and hands Platform.Parse a
 // flat JSON object of leaf path → JSON value, keys sorted, e.g.
 //
 //	{"/interfaces/interface[name=Ethernet1]/config/mtu":9216,
@@ -18,8 +19,23 @@
 // other origins (sonic-db, cli) objects are maps and arrays are values.
 // See package gnmipath. A path the target does not have reads as empty.
 //
+// Platform.GNMI adapts this to a target's conventions (devcfg.GNMIMapping):
+// Root elements every path of the platform's origin carries on the wire
+// (SONiC: /CONFIG_DB/localhost), Get type ALL where the target serves no
+// other (sonic-gnmi), and JSONPatch targets, which apply a SetRequest as one
+// RFC 6902 patch (sonic-gnmi's sonic-db origin): the driver reads the
+// tables a push touches, writes new entries and tables whole, removes an
+// entry or table rather than leaving it empty, and takes JSON_IETF only.
+// The scope's Reads are fetched beside the owned paths, and Fetch records
+// the advertised models and any other origin the target would not answer
+// in the running config's Facts, for the platform's Fit. A SetRequest that
+// mixes origins is refused before sending to a target that advertises
+// sonic-db (sonic-gnmi takes one origin per request).
+//
 // Push sends ONE SetRequest: deletes, replaces (leaf-list and container
-// values, whose whole value is meant) and updates (scalars). With a
+// values, whose whole value is meant) and updates (scalars). A delete of an
+// OpenConfig list entry's own key leaf (.../list[name=X]/config/name)
+// deletes the entry, so defaults the target reports go with it. With a
 // confirm window it carries the gnmi_ext Commit extension (id,
 // rollback_duration; Confirm and Rollback send confirm and cancel) when
 // the target advertised it in Capabilities; otherwise rocefab snapshots

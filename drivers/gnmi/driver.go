@@ -96,6 +96,12 @@ func Dial(ctx context.Context, opt drivers.Options) (*Driver, error) {
 		_ = d.conn.Close()
 		return nil, d.deviceErr("connect", "Capabilities", "", fmt.Errorf("%w: target offers neither JSON_IETF nor JSON encoding (offers %v)", drivers.ErrUnsupported, d.caps.GetSupportedEncodings()))
 	}
+	if d.m.JSONPatch && d.encoding != gnmipb.Encoding_JSON_IETF {
+		// sonic-gnmi's sonic-db client answers and takes JSON_IETF only
+		// (mixed_db_client.go: "Value encoding is not IETF JSON").
+		_ = d.conn.Close()
+		return nil, d.deviceErr("connect", "Capabilities", "", fmt.Errorf("%w: the %s origin needs JSON_IETF, which the target does not offer (offers %v)", drivers.ErrUnsupported, d.m.origin(), d.caps.GetSupportedEncodings()))
+	}
 	for _, e := range d.caps.GetExtension() {
 		if e.GetCommit() != nil {
 			d.commitExt = true
@@ -154,11 +160,14 @@ func (d *Driver) retry(ctx context.Context, fn func(context.Context) error) erro
 
 // --- Fetch ---
 
-// Fetch reads the owned paths per origin with one Get each, flattens the
-// answer to the flat JSON Platform.Parse takes, and returns the running
-// config.
+// Fetch reads the owned paths (and the scope's Reads) per origin with one
+// Get each, flattens the answer to the flat JSON Platform.Parse takes, and
+// returns the running config. Its Facts name the models the target
+// advertised and any origin besides the platform's own that it would not
+// answer (a strict OpenConfig target refuses origin cli): that origin
+// reads as empty, and the platform's Fit decides what it means.
 func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
-	raw, err := d.RawFetch(ctx)
+	raw, facts, err := d.fetchRaw(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -181,24 +190,89 @@ func (d *Driver) Fetch(ctx context.Context) (*drivers.Running, error) {
 	if cfg.Platform == "" {
 		cfg.Platform = d.opt.Platform.Name
 	}
+	if cfg.Facts == nil {
+		cfg.Facts = map[string]string{}
+	}
+	for k, v := range facts {
+		cfg.Facts[k] = v
+	}
 	return drivers.NewRunning(cfg, d.opt.Platform, d.opt.Scope), nil
 }
 
 // RawFetch returns the bytes a Fetch hands to Platform.Parse.
 func (d *Driver) RawFetch(ctx context.Context) ([]byte, error) {
+	raw, _, err := d.fetchRaw(ctx)
+	return raw, err
+}
+
+func (d *Driver) fetchRaw(ctx context.Context) ([]byte, map[string]string, error) {
 	region, err := d.region(devcfg.Patch{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	leaves, err := d.read(ctx, "fetch", region)
-	if err != nil {
-		return nil, err
+	for _, k := range d.opt.Scope.Reads {
+		c, err := d.m.canon(k)
+		if err != nil {
+			return nil, nil, d.deviceErr("fetch", k, "", err)
+		}
+		o, _ := gnmipath.SplitOrigin(c)
+		o = gnmipath.Origin(o)
+		region[o] = append(region[o], c)
+	}
+	region = regroup(region)
+	facts := map[string]string{devcfg.FactGNMIModels: strings.Join(d.modelNames(), ",")}
+	leaves := devcfg.Paths{}
+	for _, origin := range slices.Sorted(maps.Keys(region)) {
+		got, err := d.read(ctx, "fetch", map[string][]string{origin: region[origin]})
+		if err != nil && origin != d.m.origin() && refusedOrigin(err) {
+			// Another origin (a PFC fallback) the target does not serve:
+			// empty, with the target's word for it.
+			facts[devcfg.FactGNMIOriginPrefix+origin] = err.Error()
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for k, v := range got {
+			leaves[k] = v
+		}
 	}
 	raw, err := d.m.parseInput(leaves)
 	if err != nil {
-		return nil, d.deviceErr("fetch", "", "", err)
+		return nil, nil, d.deviceErr("fetch", "", "", err)
 	}
-	return raw, nil
+	return raw, facts, nil
+}
+
+// regroup drops paths covered by others within each origin.
+func regroup(byOrigin map[string][]string) map[string][]string {
+	var all []string
+	for _, ps := range byOrigin {
+		all = append(all, ps...)
+	}
+	return groupPaths(all)
+}
+
+// refusedOrigin: the target answered, but would not serve the request
+// (InvalidArgument, Unimplemented or an unknown-path error), as a strict
+// OpenConfig target does for origin cli. Authentication, trust and
+// reachability errors are not refusals.
+func refusedOrigin(err error) bool {
+	var de *drivers.DeviceError
+	if !errors.As(err, &de) {
+		return false
+	}
+	return errors.Is(de.Err, drivers.ErrUnsupported) || errors.Is(de.Err, drivers.ErrRejected)
+}
+
+// modelNames are the models the target advertised, sorted.
+func (d *Driver) modelNames() []string {
+	var out []string
+	for _, m := range d.caps.GetSupportedModels() {
+		out = append(out, m.GetName())
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // groupPaths groups canonical gNMI path strings by origin, dropping
@@ -321,6 +395,9 @@ var errNotFound = errors.New("path not found")
 
 func (d *Driver) get(ctx context.Context, step, origin string, paths []string, into devcfg.Paths) error {
 	req := &gnmipb.GetRequest{Type: gnmipb.GetRequest_CONFIG, Encoding: d.encoding}
+	if d.m.GetAll {
+		req.Type = gnmipb.GetRequest_ALL
+	}
 	if origin != gnmipath.OpenConfig {
 		req.Prefix = &gnmipb.Path{Origin: origin}
 	}
@@ -376,7 +453,10 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	if err := d.checkModels(); err != nil {
 		return nil, err
 	}
-	req, err := d.setRequest(patch)
+	if err := d.checkOrigins(patch); err != nil {
+		return nil, err
+	}
+	req, err := d.setRequest(ctx, patch)
 	if err != nil {
 		return nil, err
 	}
@@ -423,20 +503,54 @@ func (d *Driver) checkModels() error {
 	return nil
 }
 
+// sonicDBModel is the model sonic-gnmi advertises for its sonic-db origin
+// (sonic_data_client/mixed_db_client.go supportedModels).
+const sonicDBModel = "sonic-db"
+
+// checkOrigins refuses a SetRequest the target is known to reject whole:
+// sonic-gnmi takes one origin per SetRequest (gnmi_server/server.go
+// ParseOrigin: "Origin conflict in path").
+func (d *Driver) checkOrigins(patch devcfg.Patch) error {
+	origins := map[string]bool{}
+	add := func(p string) {
+		if c, err := d.m.canon(p); err == nil {
+			o, _ := gnmipath.SplitOrigin(c)
+			origins[gnmipath.Origin(o)] = true
+		}
+	}
+	for _, u := range patch.Updates {
+		add(u.Path)
+	}
+	for _, p := range patch.Deletes {
+		add(p)
+	}
+	if len(origins) > 1 && slices.Contains(d.modelNames(), sonicDBModel) {
+		return d.deviceErr("push", patchSummary(patch), "", fmt.Errorf("%w: the target serves %s (sonic-gnmi), which refuses a SetRequest mixing origins (%s)",
+			drivers.ErrUnsupported, sonicDBModel, strings.Join(slices.Sorted(maps.Keys(origins)), ", ")))
+	}
+	return nil
+}
+
 // setRequest turns the patch into deletes, replaces (leaf-lists and
-// presence containers, whose whole value is meant) and updates.
-func (d *Driver) setRequest(patch devcfg.Patch) (*gnmipb.SetRequest, error) {
+// presence containers, whose whole value is meant) and updates; for a
+// JSONPatch target, into the patch operations it can apply.
+func (d *Driver) setRequest(ctx context.Context, patch devcfg.Patch) (*gnmipb.SetRequest, error) {
+	if d.m.JSONPatch {
+		return d.jsonPatchRequest(ctx, patch)
+	}
 	req := &gnmipb.SetRequest{}
 	if d.m.Target != "" {
 		req.Prefix = &gnmipb.Path{Target: d.m.Target}
 	}
+	var deletes []*gnmipb.Path
 	for _, p := range patch.Deletes {
 		pp, err := d.m.toGNMI(p)
 		if err != nil {
 			return nil, d.deviceErr("push", p, "", err)
 		}
-		req.Delete = append(req.Delete, pp)
+		deletes = append(deletes, entryDelete(pp))
 	}
+	req.Delete = uncovered(deletes)
 	for _, u := range patch.Updates {
 		pp, err := d.m.toGNMI(u.Path)
 		if err != nil {
@@ -455,6 +569,47 @@ func (d *Driver) setRequest(patch devcfg.Patch) (*gnmipb.SetRequest, error) {
 		}
 	}
 	return req, nil
+}
+
+// entryDelete turns the delete of a list entry's own key leaf
+// (.../list[name=X]/config/name) into the delete of the entry: in
+// OpenConfig the key is a leafref to that leaf, so an entry without it is
+// invalid, and a target that reports defaults (lemming does) would keep the
+// entry with its default leaves ("key field Name: element key <nil> != map
+// key X"). rocefab removes a key leaf only when the whole object leaves
+// the intent.
+func entryDelete(p *gnmipb.Path) *gnmipb.Path {
+	e := p.GetElem()
+	if n := len(e); n >= 3 && e[n-2].GetName() == "config" && len(e[n-2].GetKey()) == 0 {
+		if _, isKey := e[n-3].GetKey()[e[n-1].GetName()]; isKey {
+			return &gnmipb.Path{Origin: p.GetOrigin(), Target: p.GetTarget(), Elem: e[:n-2]}
+		}
+	}
+	return p
+}
+
+// uncovered drops paths at or below another path of the list.
+func uncovered(paths []*gnmipb.Path) []*gnmipb.Path {
+	formatted := make([]string, len(paths))
+	for i, p := range paths {
+		formatted[i] = gnmipath.Format(p)
+	}
+	var out []*gnmipb.Path
+	seen := map[string]bool{}
+	for i, p := range paths {
+		covered := seen[formatted[i]]
+		for j := range paths {
+			if j != i && formatted[j] != formatted[i] && gnmipath.Under(formatted[i], formatted[j]) {
+				covered = true
+				break
+			}
+		}
+		seen[formatted[i]] = true
+		if !covered {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (d *Driver) typed(v devcfg.Value) (*gnmipb.TypedValue, error) {
@@ -504,7 +659,41 @@ func (d *Driver) rejectedLine(msg string, patch devcfg.Patch) string {
 	if best != "" {
 		return best
 	}
+	// A target that writes whole entries or tables (JSONPatch) names the
+	// entry or table: the first patch path under it.
+	for _, p := range append(patchPaths(patch), patch.Deletes...) {
+		for a := parentKey(p); a != ""; a = parentKey(a) {
+			if i := strings.Index(msg, a); i >= 0 && !isNameChar(msg, i+len(a)) {
+				return p
+			}
+		}
+	}
 	return patchSummary(patch)
+}
+
+func patchPaths(p devcfg.Patch) []string {
+	out := make([]string, len(p.Updates))
+	for i, u := range p.Updates {
+		out[i] = u.Path
+	}
+	return out
+}
+
+// parentKey cuts a path key back by one element; "" at the origin's root.
+func parentKey(p string) string {
+	cut := wholeElems(p)
+	if _, r := gnmipath.SplitOrigin(cut); r == "/" || cut == p {
+		return ""
+	}
+	return cut
+}
+
+func isNameChar(s string, i int) bool {
+	if i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || c == '-' || c == '|' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func patchSummary(p devcfg.Patch) string {

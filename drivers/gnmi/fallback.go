@@ -168,7 +168,7 @@ func (d *Driver) restore(ctx context.Context, region map[string][]string, snapsh
 	if patch.Empty() {
 		return nil
 	}
-	req, err := d.setRequest(patch)
+	req, err := d.setRequest(ctx, patch)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,50 @@ type mapping struct{ devcfg.GNMIMapping }
 
 func (m mapping) origin() string { return gnmipath.Origin(m.Origin) }
 
+// root is the Root elements, nil without them.
+func (m mapping) root() []*gnmipb.PathElem {
+	if m.Root == "" {
+		return nil
+	}
+	p, err := gnmipath.Parse(m.Root)
+	if err != nil {
+		return nil
+	}
+	return p.GetElem()
+}
+
+// rooted puts the Root elements in front of a path of the platform's
+// origin, unless they are there already.
+func (m mapping) rooted(p *gnmipb.Path) *gnmipb.Path {
+	root := m.root()
+	if len(root) == 0 || gnmipath.Origin(p.GetOrigin()) != m.origin() || hasElems(p.GetElem(), root) {
+		return p
+	}
+	p.Elem = append(append([]*gnmipb.PathElem(nil), root...), p.GetElem()...)
+	return p
+}
+
+// unrooted drops the Root elements of a path of the platform's origin.
+func (m mapping) unrooted(p *gnmipb.Path) *gnmipb.Path {
+	root := m.root()
+	if len(root) == 0 || gnmipath.Origin(p.GetOrigin()) != m.origin() || !hasElems(p.GetElem(), root) {
+		return p
+	}
+	return &gnmipb.Path{Origin: p.GetOrigin(), Elem: p.GetElem()[len(root):]}
+}
+
+func hasElems(elems, prefix []*gnmipb.PathElem) bool {
+	if len(elems) < len(prefix) {
+		return false
+	}
+	for i, e := range prefix {
+		if elems[i].GetName() != e.GetName() || len(elems[i].GetKey()) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // toGNMI reads a platform path key. An explicit "origin:" prefix wins.
 func (m mapping) toGNMI(key string) (*gnmipb.Path, error) {
 	if o, _ := gnmipath.SplitOrigin(key); o != "" || !m.Document {
@@ -28,6 +72,9 @@ func (m mapping) toGNMI(key string) (*gnmipb.Path, error) {
 				p.Origin = ""
 			}
 		}
+		if err == nil {
+			p = m.rooted(p)
+		}
 		return p, err
 	}
 	if !strings.HasPrefix(key, "/") {
@@ -35,7 +82,7 @@ func (m mapping) toGNMI(key string) (*gnmipb.Path, error) {
 	}
 	p := &gnmipb.Path{Origin: m.Origin}
 	if key == "/" {
-		return p, nil
+		return m.rooted(p), nil
 	}
 	for _, seg := range strings.Split(key[1:], "/") {
 		if seg == "" {
@@ -43,7 +90,7 @@ func (m mapping) toGNMI(key string) (*gnmipb.Path, error) {
 		}
 		p.Elem = append(p.Elem, &gnmipb.PathElem{Name: strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")})
 	}
-	return p, nil
+	return m.rooted(p), nil
 }
 
 // canon is the canonical gNMI path string of a platform key.
@@ -60,6 +107,7 @@ func (m mapping) fromGNMI(p *gnmipb.Path) string {
 	if gnmipath.Origin(p.GetOrigin()) != m.origin() {
 		return gnmipath.Format(p)
 	}
+	p = m.unrooted(p)
 	if !m.Document {
 		return gnmipath.Format(&gnmipb.Path{Elem: p.GetElem()})
 	}
@@ -105,8 +153,10 @@ func (m mapping) parseInput(leaves devcfg.Paths) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if gnmipath.Origin(p.GetOrigin()) == m.origin() && len(p.GetElem()) > 0 {
-			ls = append(ls, gnmipath.Leaf{Elems: p.GetElem(), Value: v})
+		if gnmipath.Origin(p.GetOrigin()) == m.origin() {
+			if p = m.unrooted(p); len(p.GetElem()) > 0 {
+				ls = append(ls, gnmipath.Leaf{Elems: p.GetElem(), Value: v})
+			}
 		}
 	}
 	if len(ls) == 0 {

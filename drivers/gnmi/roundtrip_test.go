@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
@@ -11,6 +12,7 @@ import (
 	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/sonic"
+	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // basicSwitch resolves one switch of examples/basic.
@@ -28,35 +30,40 @@ func addAll(desired *devcfg.Config, syn devcfg.Syntax) devcfg.Patch {
 	return devcfg.BuildPatch(changes, syn)
 }
 
-// sonicPlatform is the SONiC platform as the agent hands it over, with the
-// gNMI mapping renderers/sonic documents (origin sonic-db, target
-// CONFIG_DB, JSON-pointer keys, config_db JSON to Parse).
-func sonicPlatform() devcfg.Platform {
-	p := sonic.Attributes().Platform
-	if p.GNMI == (devcfg.GNMIMapping{}) {
-		p.GNMI = devcfg.GNMIMapping{Origin: gnmisim.OriginSONiC, Target: "CONFIG_DB", Document: true}
-	}
-	return p
-}
+// sonicPlatform is the SONiC platform as the agent hands it over.
+func sonicPlatform() devcfg.Platform { return sonic.Attributes().Platform }
 
-// TestRoundTripSONiC: render leaf-sonic, push to a fresh simulated SONiC
-// (which generates buffer profiles and WRED defaults), fetch, and the owned
-// part equals the desired config: no false drift.
+// TestRoundTripSONiC: render leaf-sonic, fit it to a factory SONiC (32
+// ports, dynamic buffer model), push with a rocefab-side confirm window
+// (sonic-gnmi advertises no Commit extension), fetch: the owned part equals
+// the desired config, so there is no false drift.
 func TestRoundTripSONiC(t *testing.T) {
-	desired, err := sonic.Renderer{}.Render(basicSwitch(t, "leaf-sonic"))
+	sw := basicSwitch(t, "leaf-sonic")
+	desired, err := sonic.Renderer{}.Render(sw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	plat := sonicPlatform()
-	sim := startSim(t, gnmisim.Options{Personality: gnmisim.SONiC, CommitConfirmed: true})
+	sim := startSim(t, gnmisim.Options{Personality: gnmisim.SONiC})
+	if err := sim.Load(gnmisim.SONiCFactory("leaf1", 32, "dynamic")); err != nil {
+		t.Fatal(err)
+	}
 	d := dial(t, options(t, sim, plat, desired.Owned))
 	ctx := context.Background()
-
-	patch := addAll(desired, plat.Syntax)
-	if len(patch.Updates) == 0 {
-		t.Fatal("empty patch: the test would prove nothing")
+	running, err := d.Fetch(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	p, err := d.Push(ctx, patch, drivers.PushOptions{ConfirmWindow: 0})
+	if err := sonic.Fit(sw, desired, running.Config); err != nil {
+		t.Fatal(err)
+	}
+	running = drivers.NewRunning(running.Config, plat, desired.Owned)
+	changes := compliance.Diff(desired, running.Owned, plat.Syntax, nil)
+	patch := devcfg.BuildPatch(changes, plat.Syntax)
+	if len(patch.Updates) == 0 || len(patch.Deletes) == 0 {
+		t.Fatalf("want updates and the deletes of the stock PGs 3-4, got %d/%d: the test would prove little", len(patch.Updates), len(patch.Deletes))
+	}
+	p, err := d.Push(ctx, patch, drivers.PushOptions{ConfirmWindow: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,23 +71,24 @@ func TestRoundTripSONiC(t *testing.T) {
 		t.Fatal(err)
 	}
 	tree := sim.Tree()
-	if !strings.Contains(tree, "sonic-db:/BUFFER_PROFILE/pg_lossless_") || !strings.Contains(tree, "/wred_yellow_enable = \"false\"") {
-		t.Fatalf("the simulator generated nothing, so normalisation is untested:\n%s", tree)
+	if !strings.Contains(tree, `sonic-db:/BUFFER_PG/Ethernet0|3/profile = "NULL"`) || strings.Contains(tree, "Ethernet0|3-4") {
+		t.Fatalf("PG 3 is not rocefab's lossless PG alone:\n%s", tree)
 	}
-	if strings.Contains(desired.Text(), `BUFFER_PG`) && !strings.Contains(tree, `/profile = "pg_lossless_`) {
-		t.Fatalf("BUFFER_PG \"NULL\" was not resolved by the simulator:\n%s", tree)
-	}
-	t.Logf("pushed %d updates; device holds %d lines", len(patch.Updates), strings.Count(tree, "\n"))
-	running, err := d.Fetch(ctx)
+	t.Logf("pushed %d updates and %d deletes; device holds %d lines", len(patch.Updates), len(patch.Deletes), strings.Count(tree, "\n"))
+	d2 := dial(t, options(t, sim, plat, desired.Owned))
+	after, err := d2.Fetch(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := desired.Filter(desired.Owned).Text()
-	if got := running.Owned.Text(); got != want {
-		t.Fatalf("running owned config differs from desired:\n%s", lineDiff(want, got))
+	want := plat.Normalise(desired.Filter(desired.Owned))
+	if got := after.Owned.Text(); got != want.Text() {
+		t.Fatalf("running owned config differs from desired:\n%s", lineDiff(want.Text(), got))
 	}
-	if running.Fingerprint != plat.Normalise(desired.Filter(desired.Owned)).Fingerprint() {
+	if after.Fingerprint != want.Fingerprint() {
 		t.Error("fingerprint differs from the desired config's")
+	}
+	if after.Config.Facts[devcfg.FactGNMIModels] == "" || !strings.Contains(after.Config.Facts[devcfg.FactGNMIModels], "sonic-db") {
+		t.Errorf("facts = %v, want the advertised models", after.Config.Facts)
 	}
 }
 

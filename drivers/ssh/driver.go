@@ -21,6 +21,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
@@ -115,8 +116,11 @@ func splitAddress(addr string) (string, int, error) {
 }
 
 // fail builds the error users see: device, step, line, device message.
+// A device may echo the password (a rejected line, a login banner): it is
+// redacted from all of them.
 func (d *Driver) fail(step, line, msg string, err error) error {
-	return &drivers.DeviceError{Device: d.opt.Device, Step: step, Line: line, Msg: msg, Err: err}
+	pw := d.opt.Creds.Password
+	return &drivers.DeviceError{Device: d.opt.Device, Step: step, Line: secret.Redact(line, pw), Msg: secret.Redact(msg, pw), Err: secret.Error(err, pw)}
 }
 
 // ensure returns the open session, dialling (with retries for transient

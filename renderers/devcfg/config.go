@@ -38,7 +38,22 @@ type Config struct {
 	// Notes are renderer remarks shown in plans, e.g. "OpenConfig has no PFC
 	// model: PFC rendered through the eos fallback".
 	Notes []string
+	// Facts are what a driver learned about the device beside its
+	// configuration (see the Fact* keys), for a platform's Fit. Running
+	// configs only; they never enter the diff or the fingerprint.
+	Facts map[string]string `json:",omitempty"`
 }
+
+// Fact keys drivers set on a running config.
+const (
+	// FactGNMIModels lists the model names a gNMI target advertised in
+	// Capabilities, comma-separated ("openconfig-qos,sonic-db").
+	FactGNMIModels = "gnmi.models"
+	// FactGNMIOriginPrefix + origin holds why a gNMI target could not be
+	// read under that origin (the target's own message), e.g.
+	// "gnmi.origin.cli" = "rpc error: code = InvalidArgument ...".
+	FactGNMIOriginPrefix = "gnmi.origin."
+)
 
 // Clone returns a deep copy.
 func (c *Config) Clone() *Config {
@@ -59,6 +74,12 @@ func (c *Config) Clone() *Config {
 		out.Singletons[i] = s
 	}
 	out.Notes = append([]string(nil), c.Notes...)
+	if c.Facts != nil {
+		out.Facts = make(map[string]string, len(c.Facts))
+		for k, v := range c.Facts {
+			out.Facts[k] = v
+		}
+	}
 	return &out
 }
 
@@ -131,6 +152,11 @@ type Scope struct {
 	// Implied lists owned paths that another running path implies; see
 	// ImpliedPath.
 	Implied []ImpliedPath `json:"implied,omitempty"`
+	// Reads are paths a driver reads with the owned ones but that rocefab
+	// never owns, diffs or changes: the facts a platform checks before a
+	// push (SONiC's PORT table and buffer model). Drivers that read the
+	// whole configuration anyway may ignore them.
+	Reads []string `json:"reads,omitempty"`
 }
 
 // ImpliedPath says that running path By implies owned path Path: a Cumulus
@@ -188,7 +214,7 @@ type LineOwner struct {
 // Clone returns a deep copy.
 func (s Scope) Clone() Scope {
 	out := Scope{Paths: append([]string(nil), s.Paths...), PathPrefixes: append([]string(nil), s.PathPrefixes...),
-		Implied: append([]ImpliedPath(nil), s.Implied...)}
+		Implied: append([]ImpliedPath(nil), s.Implied...), Reads: append([]string(nil), s.Reads...)}
 	for _, l := range s.Lines {
 		l.Parents = append([]string(nil), l.Parents...)
 		l.ImpliedBy = append([]string(nil), l.ImpliedBy...)
@@ -212,6 +238,7 @@ func (s *Scope) Merge(other Scope) {
 	}
 	s.Paths = appendNew(s.Paths, other.Paths)
 	s.PathPrefixes = appendNew(s.PathPrefixes, other.PathPrefixes)
+	s.Reads = appendNew(s.Reads, other.Reads)
 	for _, i := range other.Implied {
 		if !slices.Contains(s.Implied, i) {
 			s.Implied = append(s.Implied, i)

@@ -42,6 +42,21 @@ type GNMIMapping struct {
 	// for "/", "~0" for "~"), and Parse takes the origin's nested JSON
 	// document (config_db JSON) instead of the flat leaf map.
 	Document bool
+	// Root is a gNMI path string of the elements every path of Origin
+	// carries on the wire before the platform's own elements: sonic-gnmi
+	// names CONFIG_DB "/CONFIG_DB/localhost" + "/TABLE/key/field" under
+	// origin sonic-db. A key that already starts with them is sent as is.
+	Root string
+	// GetAll: the target answers only GetRequest type ALL, not CONFIG.
+	GetAll bool
+	// JSONPatch: the target applies a SetRequest as one RFC 6902 JSON
+	// patch of the origin's document (update = add, replace = replace,
+	// delete = remove; a remove of a missing path is skipped), so an update
+	// needs its parent to exist. The driver reads the tables a push
+	// touches and writes a missing entry or table whole, never sends
+	// replace, escapes '~' and '/' in element names as the patch path
+	// does ("~0", "~1"), and sends values as JSON_IETF only.
+	JSONPatch bool
 }
 
 // CommitStyle names a platform's safe-push mechanism.

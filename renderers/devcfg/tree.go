@@ -9,6 +9,7 @@ import (
 // Tree is a CLI configuration: lines with ordered children.
 type Tree struct {
 	Nodes []*Node
+	index *lineIndex // of Nodes, kept by Add once there are many
 }
 
 // Node is one configuration line and its sub-mode lines.
@@ -18,7 +19,8 @@ type Node struct {
 	// Implied marks a line Filter shows because a running line implies it
 	// (LineOwner.ImpliedBy): it holds, but is a device default that rocefab
 	// did not set, so the diff never removes it.
-	Implied bool `json:",omitempty"`
+	Implied bool       `json:",omitempty"`
+	index   *lineIndex // of Children, kept by Add once there are many
 }
 
 // Clone returns a deep copy.
@@ -46,26 +48,87 @@ func (t *Tree) Clone() *Tree {
 // node. Adding an existing line returns the existing node, so renderers can
 // build sections in any order.
 func (t *Tree) Add(parents []string, line string) *Node {
-	nodes := &t.Nodes
+	nodes, idx := &t.Nodes, &t.index
 	for _, p := range parents {
-		nodes = &child(nodes, p).Children
+		n := child(nodes, idx, p)
+		nodes, idx = &n.Children, &n.index
 	}
-	return child(nodes, line)
+	return child(nodes, idx, line)
 }
 
 // Add appends a line under n once and returns it; renderers use it for a
 // port's few lines, where it is cheaper than Tree.Add's walk from the top.
-func (n *Node) Add(line string) *Node { return child(&n.Children, line) }
+func (n *Node) Add(line string) *Node { return child(&n.Children, &n.index, line) }
 
-func child(nodes *[]*Node, line string) *Node {
-	for _, n := range *nodes {
-		if n.Line == line {
+// indexAfter is how many siblings are scanned before Add indexes them: a
+// switch with 100,000 ports has as many interface lines at the top level,
+// and scanning them for every new one made rendering quadratic.
+const indexAfter = 32
+
+// child returns the node with that line among nodes, appending it if it is
+// missing. Past indexAfter siblings it looks lines up in idx.
+func child(nodes *[]*Node, idx **lineIndex, line string) *Node {
+	if len(*nodes) < indexAfter {
+		for _, n := range *nodes {
+			if n.Line == line {
+				return n
+			}
+		}
+	} else {
+		x := (*idx).sync(*nodes)
+		*idx = x
+		if n, ok := x.byLine[line]; ok && n.Line == line {
 			return n
+		} else if ok {
+			// A line was edited in place: index afresh.
+			x = (*lineIndex)(nil).sync(*nodes)
+			*idx = x
+			if n, ok := x.byLine[line]; ok {
+				return n
+			}
 		}
 	}
 	n := &Node{Line: line}
 	*nodes = append(*nodes, n)
+	if x := *idx; x != nil {
+		x.add(*nodes)
+	}
 	return n
+}
+
+// lineIndex maps the lines of a sibling list to their first node. It
+// follows appends to the list; a list rewritten otherwise (filtered,
+// replaced) is noticed by its first and last nodes and length, and indexed
+// again.
+type lineIndex struct {
+	byLine      map[string]*Node
+	n           int // siblings indexed
+	first, last *Node
+}
+
+// sync returns an index valid for nodes: x itself, x extended by the
+// siblings appended since, or a new one.
+func (x *lineIndex) sync(nodes []*Node) *lineIndex {
+	if x != nil && x.n > 0 && x.n <= len(nodes) && nodes[0] == x.first && nodes[x.n-1] == x.last {
+		x.add(nodes)
+		return x
+	}
+	x = &lineIndex{byLine: make(map[string]*Node, 2*len(nodes))}
+	x.add(nodes)
+	return x
+}
+
+// add indexes the siblings after the first x.n.
+func (x *lineIndex) add(nodes []*Node) {
+	for _, n := range nodes[x.n:] {
+		if _, dup := x.byLine[n.Line]; !dup {
+			x.byLine[n.Line] = n
+		}
+	}
+	x.n = len(nodes)
+	if x.n > 0 {
+		x.first, x.last = nodes[0], nodes[x.n-1]
+	}
 }
 
 // Find returns the node at the exact line path, or nil.

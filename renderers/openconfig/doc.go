@@ -38,7 +38,36 @@
 //
 // The fallback origins are not OpenConfig and are exempt from the YANG
 // checks; everything without a prefix is validated against the OpenConfig
-// YANG at test time.
+// YANG at test time, and pushed to OpenConfig's reference gNMI server
+// (lemming) through rocefab's own driver (lemming_test.go).
+//
+// # Which targets take the fallback
+//
+// A target that does not know the fallback's origin rejects the whole
+// SetRequest, OpenConfig part included. Before a push, Fit (device.go)
+// reads the target's Capabilities and refuses the device, saying PFC is
+// not expressible there, unless the target takes that origin beside
+// OpenConfig in one SetRequest: for origin cli (eos, nxos) the target must
+// be the vendor's own gNMI server, shown by its models (EOS: arista-*,
+// NX-OS: Cisco-NX-OS-device); the mixed-schema specification
+// (openconfig/reference rpc/gnmi/mixed-schema.md) defines cli beside
+// openconfig as one transaction. The sonic fallback never rides: the only
+// server of origin sonic-db, sonic-gnmi, refuses mixed origins
+// (gnmi_server/server.go ParseOrigin); manage SONiC with platform sonic.
+// openconfig.pfcFallback.platform "none" is the explicit choice to push the
+// OpenConfig part alone: nothing native is rendered or owned, and the plan
+// notes that PFC is not expressible on the device.
+//
+// # PFC watchdog action
+//
+// OpenConfig has no PFC watchdog either (no watchdog leaf in the modules of
+// ../shared/yang, openconfig/public v5.9.0), so the action, like PFC, comes
+// from the fallback, always explicitly: eos renders `priority-flow-control
+// pause watchdog port action drop` for the intent's default drop (EOS's own
+// default error-disables the whole port; drop discards the stuck queue's
+// frames and keeps the port up; EOS has no forward, so forward keeps EOS's
+// default and the plan says so); sonic writes PFC_WD action (see
+// renderers/sonic); nxos keeps NX-OS's watchdog defaults and says so.
 //
 // # Parse input
 //

@@ -93,6 +93,12 @@ func addFallback(cfg *devcfg.Config, sw *intent.Switch, cls renderers.TrafficCla
 		cfg.Notes = append(cfg.Notes, "OpenConfig has no PFC model and no pfcFallback is declared: no PFC rendered (profile "+p.Profile+")")
 		return nil
 	}
+	if name == intent.PFCFallbackNone {
+		if p.PFCOn() {
+			cfg.Notes = append(cfg.Notes, "PFC is not expressible on this device over OpenConfig (openconfig.pfcFallback.platform: none): rocefab renders classification, ECN and scheduling only; PFC, its watchdog and lossless buffers must be configured outside rocefab for the class to be lossless")
+		}
+		return nil
+	}
 	fb, ok := fallbacks[name]
 	if !ok {
 		return fmt.Errorf("PFC fallback platform %q is not one of %s", name, strings.Join(FallbackPlatforms(), ", "))
@@ -176,8 +182,13 @@ func watchdogFor(name string, w intent.Watchdog, d *fallbackData, notes *[]strin
 		} else if w.Detection > 0 || w.Restoration > 0 {
 			*notes = append(*notes, "eos fallback: the PFC watchdog timer needs both detectionTime and restorationTime; EOS defaults are used")
 		}
+		if w.Action == "" {
+			// EOS's own default error-disables the whole port; rocefab's
+			// default is drop (see doc.go).
+			d.WatchdogAction = "drop"
+		}
 		if w.Action == "forward" {
-			*notes = append(*notes, "eos fallback: PFC watchdog action forward has no EOS equivalent; the EOS default action is used")
+			*notes = append(*notes, "eos fallback: PFC watchdog action forward has no EOS equivalent; the EOS default action (errdisable the port) is used")
 		}
 	case "nxos":
 		if w.Detection != 0 || w.Restoration != 0 || w.Action == "forward" {

@@ -83,6 +83,7 @@ func Attributes() renderers.Attributes {
 		}),
 		Encode:  Encode,
 		FileExt: ".json",
+		Fit:     Fit,
 	}
 }
 
@@ -129,7 +130,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		return nil, fmt.Errorf("MTU %d does not fit OpenConfig's uint16 L2 MTU", l3)
 	}
 	if p.PFCOn() && sw.OCFallback == "" {
-		return nil, fmt.Errorf("OpenConfig has no PFC model: declare openconfig.pfcFallback.platform (eos, nxos or sonic) to carry PFC, or use profile ecn-only")
+		return nil, fmt.Errorf("OpenConfig has no PFC model: declare openconfig.pfcFallback.platform (eos or nxos to carry PFC, or none), or use profile ecn-only")
 	}
 
 	out := make(devcfg.Paths, 200+24*len(sw.Ports))
@@ -243,6 +244,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	lagMode := map[string]string{}
 	var lags []string
 	var trunks []string // interfaces whose trunk-vlans rocefab sets
+	isTrunk := map[string]bool{}
 	switched := false
 	for _, port := range sw.Ports {
 		if !PortPattern.MatchString(port.Name) {
@@ -281,7 +283,8 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 			if port.Mode == "trunk" {
 				out[sv+"/config/interface-mode"] = devcfg.String("TRUNK")
 				out[sv+"/config/trunk-vlans"] = devcfg.JSON([]int{vlan})
-				if t := cmp.Or(port.LAG, port.Name); !slices.Contains(trunks, t) {
+				if t := cmp.Or(port.LAG, port.Name); !isTrunk[t] { // a set: a scan per port was quadratic
+					isTrunk[t] = true
 					trunks = append(trunks, t)
 				}
 			} else {

@@ -48,6 +48,7 @@ var variants = []struct {
 		sw.Policy.Profile = intent.ProfileECNOnly
 	}},
 	{"pfc-only", func(sw *intent.Switch) { sw.Policy.Profile = intent.ProfilePFCOnly }},
+	{"fallback-none", func(sw *intent.Switch) { sw.OCFallback = intent.PFCFallbackNone }},
 	{"watchdog-times", func(sw *intent.Switch) {
 		sw.Policy.Watchdog = intent.Watchdog{Enabled: true, Detection: 200 * time.Millisecond, Restoration: 2 * time.Second, Action: "drop"}
 	}},

@@ -91,10 +91,21 @@ var identityModules = map[string]string{
 	"ieee8023adLag":      "iana-if-type",
 }
 
+// yangDefaults are leaves inside rocefab's scope that it does not render
+// and that a target reports at their YANG default (lemming, OpenConfig's
+// reference server, populates defaults): a queue-management profile's
+// red/uniform enable-ecn and drop, both "default false"
+// (openconfig-qos-mem-mgmt.yang). At the default they mean nothing was set.
+var yangDefaults = map[string]devcfg.Value{
+	"/red/uniform/config/enable-ecn": devcfg.Bool(false),
+	"/red/uniform/config/drop":       devcfg.Bool(false),
+}
+
 // Normalise rewrites what targets vary in but that means the same: uint64
 // leaves sent as JSON numbers (JSON encoding) become RFC 7951 strings,
 // identities without or with a short prefix ("oc-qos-types:X", "X") get
-// their module prefix, and trunk VLANs sent as strings become numbers.
+// their module prefix, trunk VLANs sent as strings become numbers, and
+// unrendered leaves at their YANG default (yangDefaults) are dropped.
 // Anything else is kept, so drift stays visible.
 func Normalise(cfg *devcfg.Config) *devcfg.Config {
 	if cfg == nil || cfg.Shape != devcfg.ShapePaths {
@@ -104,6 +115,14 @@ func Normalise(cfg *devcfg.Config) *devcfg.Config {
 	for p, v := range cfg.Paths {
 		if strings.Contains(p, ":/") && !strings.HasPrefix(p, "/") {
 			continue // fallback origins are opaque
+		}
+		if strings.HasPrefix(p, "/qos/queue-management-profiles/") {
+			if i := strings.Index(p, "]/"); i > 0 {
+				if d, ok := yangDefaults[p[i+1:]]; ok && v == d {
+					delete(out.Paths, p)
+					continue
+				}
+			}
 		}
 		if isUint64Leaf(p) && isDigits(string(v)) {
 			out.Paths[p] = devcfg.String(string(v))

@@ -147,9 +147,10 @@ func checkYANGConstraints(p devcfg.Paths) []error {
 		}
 	}
 
+	pgNum := regexp.MustCompile(`^[0-7](-[0-7])?$`) // sonic-buffer-pg.yang pg_num
 	portKey := func(table, key string) (string, string, bool) {
 		port, idx, ok := strings.Cut(key, "|")
-		if !ok || !exists("PORT", port) || !inRange(idx, 0, 7) {
+		if !ok || !exists("PORT", port) || !(inRange(idx, 0, 7) || table == "BUFFER_PG" && pgNum.MatchString(idx)) {
 			fail("%s|%s: key is not <existing port>|<0..7>", table, key)
 			return "", "", false
 		}

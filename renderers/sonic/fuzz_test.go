@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +31,15 @@ func FuzzParse(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"VLAN": {"Vlan100": {"members": ["Ethernet0"]}}, "PORTCHANNEL_MEMBER": {"PortChannel1|Eth1/1": {}}}`))
+	// Real config_db items of the shared corpus, read in place (never
+	// copied into the repository) where the checkout has it.
+	if items, _ := filepath.Glob(filepath.Join(corpusDir(), "sonic", "*")); len(items) > 0 {
+		for _, item := range items {
+			if data, err := os.ReadFile(item); err == nil && !strings.HasSuffix(item, ".src") {
+				f.Add(data)
+			}
+		}
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		cfg, err := Parse(raw)
 		if err != nil {

@@ -74,9 +74,12 @@ func Attributes() renderers.Attributes {
 			Syntax:      devcfg.Syntax{Style: devcfg.StylePaths},
 			Parse:       Parse,
 			Normalise:   Normalise,
-			// Over gnmi: origin sonic-db, target CONFIG_DB; Fetch hands
-			// Parse the origin's config_db document.
-			GNMI: devcfg.GNMIMapping{Origin: Origin, Target: "CONFIG_DB", Document: true},
+			// Over gnmi, as sonic-gnmi serves CONFIG_DB (see doc.go):
+			// origin sonic-db, /CONFIG_DB/localhost/TABLE/key/field, Get
+			// type ALL, Set applied as a JSON patch; Fetch hands Parse
+			// the origin's config_db document.
+			GNMI:   devcfg.GNMIMapping{Origin: Origin, Root: GNMIRoot, Document: true, GetAll: true, JSONPatch: true},
+			Models: []string{GNMIModel},
 		},
 		Transports:          []string{"gnmi", "ssh"},
 		MTUCeiling:          MTUCeiling,
@@ -98,14 +101,27 @@ func Attributes() renderers.Attributes {
 			Detection:   renderers.TimeRange{Step: time.Millisecond, Min: wdDetectionMin * time.Millisecond, Max: wdDetectionMax * time.Millisecond, Form: "whole milliseconds"},
 			Restoration: renderers.TimeRange{Step: time.Millisecond, Min: wdRestorationMin * time.Millisecond, Max: wdRestorationMax * time.Millisecond, Form: "whole milliseconds"},
 		},
+		Fit: Fit,
 	}
 }
+
+// noteNULL is the render's buffer note; the plan replaces it with the
+// device's buffer model (Fit).
+const noteNULL = "BUFFER_PG profile NULL: the dynamic buffer model sizes lossless headroom from port speed, cable length and MTU (the plan reads the device's model)"
 
 // Renderer renders SONiC CONFIG_DB entries.
 type Renderer struct{}
 
 // Origin is the gNMI origin of CONFIG_DB paths, as sonic-gnmi names it.
 const Origin = "sonic-db"
+
+// GNMIRoot are the elements sonic-gnmi puts before TABLE/key/field:
+// the database and the namespace ("localhost" on a single-ASIC switch).
+const GNMIRoot = "/CONFIG_DB/localhost"
+
+// GNMIModel is the model sonic-gnmi advertises for origin sonic-db; a
+// target without it has no writable CONFIG_DB over gNMI.
+const GNMIModel = "sonic-db"
 
 const keyPrefix = Origin + ":/"
 
@@ -191,6 +207,29 @@ func splitEscaped(rest string) (parts []string, bad bool) {
 		}
 	}
 	return append(parts, cur.String()), false
+}
+
+// PGRuns groups priority groups into runs of consecutive numbers, the way
+// buffermgrd keys BUFFER_PG: [3] is "3", [3 4] is "3-4", [2 3 4 6] is
+// "2-4" and "6" (sonic-swss orchagent/orch.cpp generateIdListFromMap).
+func PGRuns(pgs []int) []string {
+	sorted := slices.Clone(pgs)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	var out []string
+	for i := 0; i < len(sorted); {
+		j := i
+		for j+1 < len(sorted) && sorted[j+1] == sorted[j]+1 {
+			j++
+		}
+		if i == j {
+			out = append(out, strconv.Itoa(sorted[i]))
+		} else {
+			out = append(out, strconv.Itoa(sorted[i])+"-"+strconv.Itoa(sorted[j]))
+		}
+		i = j + 1
+	}
+	return out
 }
 
 // priorityList is the config_db form of a priority set: "3" or "3,4".
@@ -338,7 +377,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		set("BUFFER_PROFILE", BufferProfile, "dynamic_th", "0")
 		notes = append(notes, "static lossless buffer profile ROCEFAB_LOSSLESS_PG (size = headroom, dynamic_th 0) replaces the dynamic model on RoCE PGs")
 	} else if pfc {
-		notes = append(notes, "BUFFER_PG profile NULL: the dynamic buffer model sizes lossless headroom from port speed, cable length and MTU")
+		notes = append(notes, noteNULL)
 	}
 
 	var wd struct{ action, detection, restoration string }
@@ -415,8 +454,15 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 				scope.Paths = append(scope.Paths, EntryKey("BUFFER_PG", name+"|"+strconv.Itoa(q)))
 			}
 		}
-		for _, pg := range cls.Lossless {
-			set("BUFFER_PG", name+"|"+strconv.Itoa(pg), "profile", pgProfile)
+		// One entry per run of consecutive lossless PGs ("3", "3-4"), the
+		// keys buffermgrd itself uses (see doc.go), so a stock "3-4" entry
+		// is rocefab's own when PGs 3 and 4 are lossless.
+		if pfc {
+			for _, run := range PGRuns(cls.Lossless) {
+				key := name + "|" + run
+				set("BUFFER_PG", key, "profile", pgProfile)
+				scope.Paths = append(scope.Paths, EntryKey("BUFFER_PG", key))
+			}
 		}
 		if pfc && p.CableLength > 0 {
 			set("CABLE_LENGTH", CableLengthKey, name, strconv.Itoa(p.CableLength)+"m")
@@ -474,6 +520,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		notes = append(notes, "profile pfc-only: no WRED/ECN profile on the lossless queue")
 	}
 	scope.Paths = dedupe(scope.Paths)
+	scope.Reads = deviceReads()
 	return &devcfg.Config{Shape: devcfg.ShapePaths, Paths: out, Owned: scope, Singletons: singletons, Notes: notes}, nil
 }
 

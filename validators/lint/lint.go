@@ -18,7 +18,12 @@ const minMTUForActive4096 = 4200
 // Validate loads, resolves and lints intent files in one go. The resolved
 // fabric is nil only when nothing could be read.
 func Validate(reg *renderers.Registry, paths ...string) (*intent.Resolved, intent.Diagnostics) {
-	fab, diags := intent.Load(paths...)
+	return ValidateWith(reg, intent.DefaultLimits(), paths...)
+}
+
+// ValidateWith is Validate within the loader's limits lim.
+func ValidateWith(reg *renderers.Registry, lim intent.Limits, paths ...string) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.LoadWith(lim, paths...)
 	if fab == nil {
 		return nil, diags
 	}
@@ -27,7 +32,12 @@ func Validate(reg *renderers.Registry, paths ...string) (*intent.Resolved, inten
 
 // ValidateBytes is Validate for an intent held in memory.
 func ValidateBytes(reg *renderers.Registry, name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
-	fab, diags := intent.LoadBytes(name, data)
+	return ValidateBytesWith(reg, intent.DefaultLimits(), name, data)
+}
+
+// ValidateBytesWith is ValidateBytes within lim.
+func ValidateBytesWith(reg *renderers.Registry, lim intent.Limits, name string, data []byte) (*intent.Resolved, intent.Diagnostics) {
+	fab, diags := intent.LoadBytesWith(lim, name, data)
 	return finish(reg, fab, diags)
 }
 
@@ -241,7 +251,11 @@ func (c *checker) switchRules(sw *intent.Switch) {
 	if e.Attrs.NeedsPFCFallback && p.PFCOn() {
 		switch fb := sw.OCFallback; {
 		case fb == "":
-			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (e.g. eos, nxos or sonic)")
+			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (eos or nxos, whose CLI carries PFC, or none)")
+		case fb == intent.PFCFallbackNone:
+			c.warnf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigNoPFC, "switch %s: pfcFallback none: PFC is not expressible on it over OpenConfig, so rocefab renders no PFC, watchdog or lossless buffers there; the class is lossless only if they are configured outside rocefab", sw.Name)
+		case fb == "sonic":
+			c.warnf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigNoPFC, "switch %s: pfcFallback sonic: a SONiC switch's gNMI server (sonic-gnmi) takes one origin per SetRequest, so PFC cannot ride with the OpenConfig paths and the plan refuses the device there; manage it with platform sonic", sw.Name)
 		case fb == e.Name:
 			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "the PFC fallback must be a vendor-native platform, not %s", fb)
 		default:
@@ -309,10 +323,10 @@ func (c *checker) watchdogTimes(sw *intent.Switch, e *renderers.Entry) {
 
 // headroom checks PFC headroom against the delay model (intent/headroom):
 // an explicit xoff a platform renders must hold what every lossless port
-// still receives after it pauses (RF133); all lossless ports together must
-// fit the ASIC's buffer (RF134); where rocefab computes headroom for a
+// still receives after it pauses (RF134); all lossless ports together must
+// fit the ASIC's buffer (RF135); where rocefab computes headroom for a
 // check or a render, a speed or length it had to assume is a warning that
-// names the assumption (RF135).
+// names the assumption (RF136).
 func (c *checker) headroom(sw *intent.Switch, e *renderers.Entry) {
 	p := sw.Policy
 	if !p.PFCOn() {
@@ -508,6 +522,21 @@ func (c *checker) addresses() {
 
 func (c *checker) cabling() {
 	cabled := make(map[string]intent.Loc, 2*len(c.r.Links))
+	// The RoCE ports of each switch by name, made when a link first needs
+	// them: a scan per link end was quadratic on switches with thousands of
+	// ports.
+	roce := map[*intent.Switch]map[string]bool{}
+	isRoCEPort := func(sw *intent.Switch, port string) bool {
+		names, ok := roce[sw]
+		if !ok {
+			names = make(map[string]bool, len(sw.Ports))
+			for _, p := range sw.Ports {
+				names[p.Name] = true
+			}
+			roce[sw] = names
+		}
+		return names[port]
+	}
 	mark := func(e intent.Endpoint, at intent.Loc) {
 		key := e.String()
 		if prev, dup := cabled[key]; dup {
@@ -528,7 +557,7 @@ func (c *checker) cabling() {
 			if sw == nil {
 				continue
 			}
-			if _, ok := sw.Port(e.Port); !ok {
+			if !isRoCEPort(sw, e.Port) {
 				c.errorf(l.At, CodeLinkNotRoCEPort, "link %s – %s: %s is not one of %s's RoCE ports (add it under ports)", l.A, l.B, e.Port, sw.Name)
 			}
 		}

@@ -191,6 +191,17 @@ func ruleCases() []ruleCase {
 				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: openconfig}}" }),
 				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: ios}}" }),
 			}},
+		{code: lint.CodeOpenConfigNoPFC,
+			pass: []fabric{
+				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: eos}}" }),
+				b.with(func(f *fabric) {
+					f.switches, f.lossless = ocLeaf+"\n      openconfig: {pfcFallback: {platform: none}}", " {profile: ecn-only}"
+				}),
+			},
+			fail: []fabric{
+				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: none}}" }),
+				b.with(func(f *fabric) { f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: sonic}}" }),
+			}},
 		{code: lint.CodeLinkNotRoCEPort,
 			fail: []fabric{b.with(func(f *fabric) { f.links = strings.Replace(gpuLink, "Ethernet1}", "Ethernet9}", 1) })}},
 		{code: lint.CodeMarkProbability,
@@ -630,7 +641,7 @@ func TestXoffBelowHeadroom(t *testing.T) {
 	// occupancy 1.028, xoff 87040 B. swp3, uncabled at 200G, is taken at
 	// 100 m: 77824 B. swp1 (3 m) needs 48128 B, below 60 KB.
 	for _, want := range []string{
-		"RF133 error spec.lossless.pfc.xoff:",
+		"RF134 error spec.lossless.pfc.xoff:",
 		"switch leaf1: pfc.xoff 60000 B is below the 87040 B port swp2 still receives after it pauses (2 ports are short: swp2-3)",
 		"100G, 300 m, frames 9238/9022 B, Spectrum-2",
 		"cable 37879 B, peer response 25216 B, MAC/PHY 819 B, cell occupancy 1.03",

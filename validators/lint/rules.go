@@ -45,9 +45,10 @@ const (
 	CodeWatchdogTime       = "RF130"
 	CodeWatchdogDefault    = "RF131"
 	CodeLinkAddress        = "RF132"
-	CodeXoffBelowHeadroom  = "RF133"
-	CodeHeadroomOverBuffer = "RF134"
-	CodeHeadroomAssumed    = "RF135"
+	CodeOpenConfigNoPFC    = "RF133"
+	CodeXoffBelowHeadroom  = "RF134"
+	CodeHeadroomOverBuffer = "RF135"
+	CodeHeadroomAssumed    = "RF136"
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -84,6 +85,7 @@ var Rules = []Rule{
 	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express (EOS: seconds with at most two decimals)"},
 	{CodeWatchdogDefault, intent.SeverityWarning, "a PFC watchdog time the platform keeps at its own default (rocefab does not render it there)"},
 	{CodeLinkAddress, intent.SeverityError, "a link address is an IP address of a switch end, used once"},
+	{CodeOpenConfigNoPFC, intent.SeverityWarning, "an OpenConfig device whose PFC rocefab cannot express (pfcFallback none, or sonic: sonic-gnmi takes one origin per request)"},
 	{CodeXoffBelowHeadroom, intent.SeverityError, "an explicit PFC xoff holds what every lossless port still receives after it pauses"},
 	{CodeHeadroomOverBuffer, intent.SeverityError, "the headroom of all lossless ports fits the ASIC's packet buffer"},
 	{CodeHeadroomAssumed, intent.SeverityWarning, "port speed and cable length are written where rocefab computes headroom"},

@@ -17,6 +17,8 @@ import (
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"go.uber.org/zap"
 	xssh "golang.org/x/crypto/ssh"
+
+	"github.com/rocefab/rocefab/internal/secret"
 )
 
 // ErrConfig is wrapped by errors in the git source settings.
@@ -75,10 +77,15 @@ func (a GitAuth) GoString() string { return a.String() }
 
 // Git follows a branch or tag of a repository.
 type Git struct {
-	opt  GitOptions
-	auth transport.AuthMethod
-	repo *git.Repository
-	log  *zap.Logger
+	opt GitOptions
+	// remote is the URL without its password: what the working copy's
+	// .git/config records. A password written in the URL is passed to the
+	// server from memory only (as basic auth), never stored.
+	remote   string
+	password string
+	auth     transport.AuthMethod
+	repo     *git.Repository
+	log      *zap.Logger
 }
 
 // NewGit checks the options and prepares authentication. Nothing is
@@ -107,7 +114,19 @@ func NewGit(opt GitOptions) (*Git, error) {
 	if opt.Logger == nil {
 		opt.Logger = zap.NewNop()
 	}
-	g := &Git{opt: opt, log: opt.Logger}
+	g := &Git{opt: opt, log: opt.Logger, remote: opt.URL}
+	if pw := URLPassword(opt.URL); pw != "" {
+		u, _ := url.Parse(opt.URL)
+		if u.Scheme != "https" && u.Scheme != "http" {
+			return nil, fmt.Errorf("%w: a password in a %s URL is not supported (%s); use an SSH key", ErrConfig, u.Scheme, Redact(opt.URL))
+		}
+		if opt.Auth.Token != "" {
+			return nil, fmt.Errorf("%w: %s holds a password and a token is set too; give one", ErrConfig, Redact(opt.URL))
+		}
+		g.password = pw
+		u.User = url.User(u.User.Username())
+		g.remote = u.String()
+	}
 	auth, err := g.authMethod()
 	if err != nil {
 		return nil, err
@@ -130,6 +149,10 @@ func (g *Git) authMethod() (transport.AuthMethod, error) {
 			user = "git"
 		}
 		return &githttp.BasicAuth{Username: user, Password: a.Token}, nil
+	}
+	if g.password != "" {
+		u, _ := url.Parse(g.opt.URL)
+		return &githttp.BasicAuth{Username: u.User.Username(), Password: g.password}, nil
 	}
 	if a.SSHKeyFile == "" {
 		return nil, nil
@@ -239,7 +262,7 @@ func (g *Git) open() error {
 		return nil
 	}
 	if repo, err := git.PlainOpen(g.opt.Dir); err == nil {
-		if rem, err := repo.Remote("origin"); err == nil && len(rem.Config().URLs) > 0 && rem.Config().URLs[0] == g.opt.URL {
+		if rem, err := repo.Remote("origin"); err == nil && len(rem.Config().URLs) > 0 && rem.Config().URLs[0] == g.remote {
 			g.repo = repo
 			return nil
 		}
@@ -255,7 +278,7 @@ func (g *Git) open() error {
 	if err != nil {
 		return fmt.Errorf("git init %s: %w", g.opt.Dir, err)
 	}
-	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{g.opt.URL}}); err != nil {
+	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{g.remote}}); err != nil {
 		return fmt.Errorf("git remote: %w", err)
 	}
 	g.repo = repo
@@ -266,10 +289,17 @@ func (g *Git) open() error {
 // token.
 func (g *Git) clean(err error) string {
 	msg := strings.ReplaceAll(err.Error(), g.opt.URL, Redact(g.opt.URL))
-	if g.opt.Auth.Token != "" {
-		msg = strings.ReplaceAll(msg, g.opt.Auth.Token, "<redacted>")
+	return secret.Redact(msg, g.opt.Auth.Token, g.password, g.opt.Auth.SSHKeyPassphrase)
+}
+
+// URLPassword is the password written in a URL's user information, or "".
+func URLPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
 	}
-	return msg
+	pw, _ := u.User.Password()
+	return pw
 }
 
 // Redact drops a password from a URL ("https://user:xxxxx@host/...").

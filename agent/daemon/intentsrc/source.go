@@ -4,15 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/intent"
 )
 
 // Snapshot is one version of the intent.
@@ -50,17 +48,22 @@ type Source interface {
 // Folder is intent in local files or folders.
 type Folder struct {
 	Paths []string
+	// Limits bound what one read takes (zero fields: the loader's
+	// defaults), so a link to /dev/zero or a huge file is refused at once.
+	Limits intent.Limits
 }
 
 func (f Folder) String() string { return "folder " + strings.Join(f.Paths, ", ") }
 
 // Update digests the intent files and reads the git commit they are in, if
-// any.
+// any. An intent file the loader would refuse (not a regular file, a link
+// out of its folder, over a size limit) is an error wrapping
+// intent.ErrInput.
 func (f Folder) Update(context.Context) (Snapshot, error) {
 	if len(f.Paths) == 0 {
 		return Snapshot{}, fmt.Errorf("no intent path configured")
 	}
-	digest, err := Digest(f.Paths)
+	digest, err := DigestWith(f.Limits, f.Paths)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -68,48 +71,38 @@ func (f Folder) Update(context.Context) (Snapshot, error) {
 	return Snapshot{Paths: f.Paths, Commit: ref.Commit, Revision: digest}, nil
 }
 
-// Digest is a sha256 over the names and contents of the intent files
-// (*.yaml and *.yml below each folder, as intent.Load reads them).
-func Digest(paths []string) (string, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return "", fmt.Errorf("intent path: %w", err)
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && d.Name() == ".git" {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && (strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, ".yml")) {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return "", fmt.Errorf("intent path: %w", err)
-		}
+// Digest is a sha256 over the names and contents of the intent files, the
+// files intent.Load reads, within the default limits.
+func Digest(paths []string) (string, error) { return DigestWith(intent.Limits{}, paths) }
+
+// DigestWith is Digest within lim: every file is read the way the loader
+// reads it, and no more bytes than the loader would take.
+func DigestWith(lim intent.Limits, paths []string) (string, error) {
+	def := intent.DefaultLimits()
+	if lim.FileBytes <= 0 {
+		lim.FileBytes = def.FileBytes
+	}
+	if lim.FabricBytes <= 0 {
+		lim.FabricBytes = def.FabricBytes
+	}
+	files, err := intent.InputFiles(paths...)
+	if err != nil {
+		return "", fmt.Errorf("intent path: %w", err)
 	}
 	sort.Strings(files)
 	h := sha256.New()
+	var total int64
 	for _, name := range files {
-		fh, err := os.Open(name)
+		data, err := intent.ReadInput(name, min(lim.FileBytes, lim.FabricBytes-total))
 		if err != nil {
+			if errors.Is(err, intent.ErrLimit) && total > 0 {
+				return "", fmt.Errorf("%w: the intent files together are more than %d bytes (--intent-max-size)", intent.ErrLimit, lim.FabricBytes)
+			}
 			return "", fmt.Errorf("intent file: %w", err)
 		}
+		total += int64(len(data))
 		fmt.Fprintf(h, "%s\x00", name)
-		_, err = io.Copy(h, fh)
-		fh.Close()
-		if err != nil {
-			return "", fmt.Errorf("intent file %s: %w", name, err)
-		}
+		h.Write(data)
 		h.Write([]byte{0})
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil

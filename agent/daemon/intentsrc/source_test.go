@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"errors"
+	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	xssh "golang.org/x/crypto/ssh"
 
 	"github.com/rocefab/rocefab/agent/daemon/internal/gittest"
+	"github.com/rocefab/rocefab/internal/githttptest"
 )
 
 func update(t *testing.T, s Source) Snapshot {
@@ -234,5 +237,86 @@ func TestFolderInGitRecordsCommit(t *testing.T) {
 	c := repo.Commit("x", map[string]string{"fabric.yaml": "a: 1\n"})
 	if s := update(t, Folder{Paths: []string{repo.Dir}}); s.Commit != c {
 		t.Fatalf("commit %q, want %s", s.Commit, c)
+	}
+}
+
+// TestGitURLPasswordStaysInMemory: a password written in the repository
+// URL authenticates the fetch (git's own HTTP server checks it), but the
+// working copy's .git/config records the URL without it, no file of the
+// working copy holds it, and neither errors nor String show it. A working
+// copy an older version made with the password in its config is replaced.
+func TestGitURLPasswordStaysInMemory(t *testing.T) {
+	const password = "Git-Pa55word!in-the-url"
+	repo := gittest.New(t)
+	c1 := repo.Commit("first", map[string]string{"fabric/fabric.yaml": "v: 1\n"})
+	srv := githttptest.Serve(t, repo.Dir, "netops", password)
+	dir := filepath.Join(t.TempDir(), "git")
+
+	// An old working copy that stored the password.
+	old, err := NewGit(GitOptions{URL: repo.Dir, Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update(t, old)
+	cfgPath := filepath.Join(dir, ".git", "config")
+	oldCfg := strings.ReplaceAll(read(t, cfgPath), repo.Dir, srv.URL)
+	if err := os.WriteFile(cfgPath, []byte(oldCfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	g, err := NewGit(GitOptions{URL: srv.URL, Dir: dir, Paths: []string{"fabric"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := update(t, g); s.Commit != c1 {
+		t.Fatalf("commit %s, want %s", s.Commit, c1)
+	}
+	if srv.Authorized.Load() == 0 {
+		t.Fatal("the server saw no authenticated request")
+	}
+	if cfg := read(t, cfgPath); strings.Contains(cfg, password) || !strings.Contains(cfg, strings.Replace(srv.Plain, "http://", "http://netops@", 1)) {
+		t.Fatalf(".git/config:\n%s", cfg)
+	}
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if data, _ := os.ReadFile(path); strings.Contains(string(data), password) {
+			t.Errorf("%s holds the password", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(g.String(), password) || !strings.Contains(g.String(), "netops:xxxxx@") {
+		t.Fatalf("String: %s", g.String())
+	}
+
+	// A wrong password is refused, and the error shows neither.
+	badURL, _ := url.Parse(srv.URL)
+	badURL.User = url.UserPassword("netops", "wrong-"+password)
+	bad := badURL.String()
+	g2, err := NewGit(GitOptions{URL: bad, Dir: filepath.Join(t.TempDir(), "git")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g2.Update(context.Background())
+	if err == nil || strings.Contains(err.Error(), password) || srv.Refused.Load() == 0 {
+		t.Fatalf("a wrong password: %v (refused %d)", err, srv.Refused.Load())
+	}
+
+	for _, tc := range []struct {
+		name string
+		opt  GitOptions
+		want string
+	}{
+		{"password and token", GitOptions{URL: srv.URL, Dir: "x", Auth: GitAuth{Token: "tok"}}, "a token is set too"},
+		{"password in an SSH URL", GitOptions{URL: "ssh://git:" + password + "@git.example.com/fabric.git", Dir: "x"}, "use an SSH key"},
+	} {
+		_, err := NewGit(tc.opt)
+		if err == nil || !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), password) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
 	}
 }

@@ -3,11 +3,18 @@
 // RoCE counters, TLS and password auth, and fault injection.
 //
 // Personalities: OpenConfig (origin openconfig, plus an opaque "cli"
-// origin for vendor-native fallbacks) and SONiC (origin "sonic-db" holding
-// config_db tables as /TABLE/key/field; it generates
-// BUFFER_PROFILE pg_lossless_<speed>_<cable>_profile for ports with
-// pfc_enable, points BUFFER_PG entries written as "NULL" at it, and fills
-// WRED_PROFILE wred_yellow_enable/wred_red_enable = "false").
+// origin for vendor-native fallbacks) and SONiC, which serves CONFIG_DB as
+// sonic-net/sonic-gnmi does, written from its source (sonic.go): origin
+// "sonic-db" with paths /CONFIG_DB/localhost/TABLE/key/field, a prefix
+// target CONFIG_DB for read-only /TABLE/key/field Gets, Get type ALL only,
+// JSON_IETF values, one origin per SetRequest, and Set applied as one JSON
+// patch (an add needs its parent, no empty tables) followed by a check of
+// the SONiC YANG constraints a QoS push meets. Under DEVICE_METADATA
+// buffer_model other than "dynamic" it plays buffermgrd's traditional
+// model: a pfc_enable, speed or cable change makes it write
+// BUFFER_PG|<port>|<runs> = pg_lossless_<speed>_<cable>_profile. Tests load
+// a factory CONFIG_DB (SONiCFactory) first, as a real switch has one.
+// Internally the tree keeps rocefab's "sonic-db:/TABLE/key/field" keys.
 //
 // Counters (uint64; JSON_IETF strings in Get, uint_val in Subscribe):
 //

@@ -39,6 +39,11 @@ func (t *Target) Capabilities(context.Context, *gnmipb.CapabilityRequest) (*gnmi
 
 // Get serves configuration and, unless the type is CONFIG, counters.
 func (t *Target) Get(ctx context.Context, req *gnmipb.GetRequest) (*gnmipb.GetResponse, error) {
+	if t.opt.Personality == SONiC {
+		if resp, handled, err := t.sonicGet(req); handled || err != nil {
+			return resp, err
+		}
+	}
 	enc := req.GetEncoding()
 	if enc != gnmipb.Encoding_JSON && enc != gnmipb.Encoding_JSON_IETF || !supported(t.opt.Encodings, enc) {
 		return nil, status.Errorf(codes.Unimplemented, "encoding %s not supported", enc)
@@ -166,7 +171,32 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 	var results []*gnmipb.UpdateResult
 	var written []string
 	prefix := req.GetPrefix()
+	sonicDB := false
+	if t.opt.Personality == SONiC {
+		origin := prefix.GetOrigin()
+		if origin == "" {
+			paths := append([]*gnmipb.Path(nil), req.GetDelete()...)
+			for _, u := range append(append([]*gnmipb.Update(nil), req.GetReplace()...), req.GetUpdate()...) {
+				paths = append(paths, u.GetPath())
+			}
+			var err error
+			if origin, err = parseOrigin(paths); err != nil {
+				return nil, err
+			}
+		}
+		if origin == OriginSONiC {
+			sonicDB = true
+			r, err := t.sonicSet(req, next)
+			if err != nil {
+				return nil, err
+			}
+			results = r
+		}
+	}
 	for _, d := range req.GetDelete() {
+		if sonicDB {
+			break
+		}
 		full := gnmipath.Join(prefix, d)
 		if err := t.checkWritable(full); err != nil {
 			return nil, err
@@ -194,12 +224,18 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 		return nil
 	}
 	for _, u := range req.GetReplace() {
+		if sonicDB {
+			break
+		}
 		if err := apply(u, true); err != nil {
 			return nil, err
 		}
 		results = append(results, &gnmipb.UpdateResult{Path: u.GetPath(), Op: gnmipb.UpdateResult_REPLACE})
 	}
 	for _, u := range req.GetUpdate() {
+		if sonicDB {
+			break
+		}
 		if err := apply(u, false); err != nil {
 			return nil, err
 		}
@@ -220,7 +256,6 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 		t.log.Info("fault: connection dropped mid-Set")
 		return nil, status.Error(codes.Unavailable, "connection dropped")
 	}
-	t.afterSet(next)
 
 	if commit != nil {
 		d := commit.GetCommit().GetRollbackDuration().AsDuration()

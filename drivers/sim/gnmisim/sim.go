@@ -26,10 +26,14 @@ import (
 type Personality string
 
 const (
-	// OpenConfig is a plain OpenConfig target with an opaque "cli" origin.
+	// OpenConfig is an EOS-like OpenConfig target: it advertises an Arista
+	// model beside the OpenConfig ones and takes an opaque "cli" origin in
+	// the same SetRequest, as a vendor's own server does (the eos
+	// fallback's precondition, renderers/openconfig Fit).
 	OpenConfig Personality = "openconfig"
-	// SONiC adds origin "sonic-db" (config_db) with SONiC's generated
-	// buffer profiles and WRED defaults.
+	// SONiC serves config_db as sonic-gnmi does (origin sonic-db,
+	// /CONFIG_DB/localhost/TABLE/key/field, JSON patch semantics) with
+	// buffermgrd's traditional-model writes; see sonic.go.
 	SONiC Personality = "sonic"
 )
 
@@ -56,9 +60,6 @@ type Options struct {
 
 	// CommitConfirmed advertises and honours the gnmi_ext Commit extension.
 	CommitConfirmed bool
-	// KeepNullPG stops the SONiC personality from pointing BUFFER_PG
-	// entries written as "NULL" at its generated profile.
-	KeepNullPG bool
 	// Models advertised in Capabilities; default per personality.
 	Models []*gnmipb.ModelData
 	// Encodings offered; default JSON_IETF and JSON.
@@ -135,6 +136,10 @@ func Start(opt Options) (*Target, error) {
 	}
 	if len(opt.Encodings) == 0 {
 		opt.Encodings = []gnmipb.Encoding{gnmipb.Encoding_JSON_IETF, gnmipb.Encoding_JSON}
+		if opt.Personality == SONiC {
+			// gnmi_server/server.go supportedEncodings.
+			opt.Encodings = []gnmipb.Encoding{gnmipb.Encoding_JSON, gnmipb.Encoding_JSON_IETF, gnmipb.Encoding_PROTO}
+		}
 	}
 	if opt.Models == nil {
 		opt.Models = defaultModels(opt.Personality)
@@ -190,7 +195,13 @@ func defaultModels(p Personality) []*gnmipb.ModelData {
 		{Name: "openconfig-qos", Organization: "OpenConfig working group", Version: "2.2.0"},
 	}
 	if p == SONiC {
-		models = append(models, &gnmipb.ModelData{Name: "sonic-db", Organization: "SONiC", Version: "202405"})
+		// sonic-gnmi advertises its sonic-db origin as this model
+		// (sonic_data_client/mixed_db_client.go supportedModels).
+		models = append(models, &gnmipb.ModelData{Name: "sonic-db", Organization: "SONiC", Version: "0.1.0"})
+	} else {
+		// EOS lists its augment models (aristanetworks/yang
+		// release/openconfig/models/interfaces/arista-intf-augments.yang).
+		models = append(models, &gnmipb.ModelData{Name: "arista-intf-augments", Organization: "Arista Networks <http://arista.com/>"})
 	}
 	return models
 }
@@ -254,7 +265,7 @@ func (t *Target) HandChange(path string, value devcfg.Value) error {
 	} else if _, err := next.merge(p, []byte(value)); err != nil {
 		return err
 	}
-	t.afterSet(next)
+	t.afterSet(t.tree, next, false)
 	t.tree = next
 	return nil
 }
@@ -273,7 +284,7 @@ func (t *Target) Load(leaves devcfg.Paths) error {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.afterSet(next)
+	t.afterSet(tree{}, next, true)
 	t.tree = next
 	return nil
 }
@@ -318,9 +329,13 @@ func (t *Target) SetCount() int {
 	return t.sets
 }
 
-func (t *Target) afterSet(next tree) {
+// afterSet runs what the device's daemons do after a change outside Set
+// (a hand edit, or every port when the configuration is loaded, as at boot).
+func (t *Target) afterSet(before, next tree, all bool) {
 	if t.opt.Personality == SONiC {
-		sonicAfterSet(next, !t.opt.KeepNullPG)
+		db := configDBOf(next)
+		bufferManager(configDBOf(before), db, all)
+		db.store(next)
 	}
 }
 

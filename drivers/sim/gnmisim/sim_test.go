@@ -116,38 +116,161 @@ func TestYANGValidation(t *testing.T) {
 	}
 }
 
-func TestSONiCPersonality(t *testing.T) {
+// sonicPath is a sonic-db path as sonic-gnmi takes it:
+// /CONFIG_DB/localhost/TABLE/key/field under origin sonic-db.
+func sonicPath(rel ...string) *gnmipb.Path {
+	p := &gnmipb.Path{Origin: gnmisim.OriginSONiC, Elem: []*gnmipb.PathElem{{Name: gnmisim.SONiCDB}, {Name: gnmisim.SONiCInstance}}}
+	for _, n := range rel {
+		p.Elem = append(p.Elem, &gnmipb.PathElem{Name: n})
+	}
+	return p
+}
+
+func sonicUpdate(js string, rel ...string) *gnmipb.Update {
+	return &gnmipb.Update{Path: sonicPath(rel...), Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(js)}}}
+}
+
+// TestSONiCServesWhatSonicGNMIServes checks the SONiC personality against
+// sonic-net/sonic-gnmi's own source: gnmi_server/server.go (Get type ALL
+// only, ParseOrigin), sonic_data_client/mixed_db_client.go (paths
+// /CONFIG_DB/localhost/..., JSON_IETF, NotFound for a missing entry, a JSON
+// patch applied by config apply-patch) and db_client.go (target CONFIG_DB).
+func TestSONiCServesWhatSonicGNMIServes(t *testing.T) {
 	sim, c := client(t, gnmisim.Options{Personality: gnmisim.SONiC})
+	if err := sim.Load(gnmisim.SONiCFactory("leaf1", 4, "dynamic")); err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
-	_, err := c.Set(ctx, &gnmipb.SetRequest{Prefix: &gnmipb.Path{Origin: gnmisim.OriginSONiC}, Update: []*gnmipb.Update{
-		update("/PORT/Ethernet0/speed", `"100000"`),
-		update("/PORT_QOS_MAP/Ethernet0/pfc_enable", `"3"`),
-		update("/BUFFER_PG/Ethernet0|3/profile", `"NULL"`),
-		update("/WRED_PROFILE/ROCEFAB_ECN/ecn", `"ecn_all"`),
-	}})
+	get := func(typ gnmipb.GetRequest_DataType, enc gnmipb.Encoding, prefix *gnmipb.Path, paths ...*gnmipb.Path) (*gnmipb.GetResponse, error) {
+		return c.Get(ctx, &gnmipb.GetRequest{Type: typ, Encoding: enc, Prefix: prefix, Path: paths})
+	}
+	rel := func(s string) *gnmipb.Path { return gnmipath.MustParse(s) }
+	all, ietf := gnmipb.GetRequest_ALL, gnmipb.Encoding_JSON_IETF
+	originOnly := &gnmipb.Path{Origin: gnmisim.OriginSONiC}
+
+	t.Run("get", func(t *testing.T) {
+		if _, err := get(gnmipb.GetRequest_CONFIG, ietf, originOnly, rel("/CONFIG_DB/localhost/PORT")); status.Code(err) != codes.Unimplemented || !strings.Contains(err.Error(), "unsupported request type") {
+			t.Errorf("type CONFIG: %v", err)
+		}
+		resp, err := get(all, ietf, originOnly, rel("/CONFIG_DB/localhost/PORT/Ethernet4/lanes"), rel("/CONFIG_DB/localhost/DEVICE_METADATA/localhost"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()); got != `"4,5,6,7"` {
+			t.Errorf("lanes = %s", got)
+		}
+		if got := string(resp.GetNotification()[1].GetUpdate()[0].GetVal().GetJsonIetfVal()); !strings.Contains(got, `"buffer_model":"dynamic"`) {
+			t.Errorf("DEVICE_METADATA entry = %s", got)
+		}
+		if _, err := get(all, ietf, originOnly, rel("/PORT/Ethernet4/lanes")); status.Code(err) != codes.NotFound {
+			t.Errorf("a path without /CONFIG_DB/localhost: %v, want NotFound (Invalid target)", err)
+		}
+		if _, err := get(all, ietf, originOnly, rel("/CONFIG_DB/localhost/PORT/Ethernet252")); status.Code(err) != codes.NotFound {
+			t.Errorf("missing entry: %v, want NotFound", err)
+		}
+		if resp, err := get(all, ietf, originOnly, rel("/CONFIG_DB/localhost/WRED_PROFILE")); err != nil || len(resp.GetNotification()) != 0 {
+			t.Errorf("an absent table reads empty: %v %v", resp, err)
+		}
+		if _, err := get(all, gnmipb.Encoding_JSON, originOnly, rel("/CONFIG_DB/localhost/PORT")); status.Code(err) != codes.NotFound {
+			t.Errorf("JSON on sonic-db: %v, want NotFound (Unknown encoding)", err)
+		}
+		resp, err = get(all, ietf, &gnmipb.Path{Target: "CONFIG_DB"}, rel("/PORT/Ethernet0/mtu"))
+		if err != nil || string(resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()) != `"9100"` {
+			t.Errorf("target CONFIG_DB (DbClient): %v %v", resp, err)
+		}
+		if _, err := get(all, ietf, &gnmipb.Path{Target: "CONFIG_DB"}, rel("/PORT/Ethernet0/mtu"), rel("/PORT/Ethernet252/mtu")); status.Code(err) != codes.NotFound {
+			t.Errorf("target CONFIG_DB with a missing path: %v, want NotFound", err)
+		}
+	})
+
+	set := func(req *gnmipb.SetRequest) error { _, err := c.Set(ctx, req); return err }
+	unchanged := func(t *testing.T, before string) {
+		t.Helper()
+		if sim.Tree() != before {
+			t.Errorf("a refused Set changed the device")
+		}
+	}
+	t.Run("set refusals", func(t *testing.T) {
+		before := sim.Tree()
+		mixed := &gnmipb.SetRequest{Update: []*gnmipb.Update{sonicUpdate(`"3"`, "PORT_QOS_MAP", "Ethernet0", "pfc_enable"), update("/qos/queues/queue[name=Q3]/config/name", `"Q3"`)}}
+		if err := set(mixed); status.Code(err) != codes.Unimplemented || !strings.Contains(err.Error(), "Origin conflict in path") {
+			t.Errorf("mixed origins: %v", err)
+		}
+		if err := set(&gnmipb.SetRequest{Update: []*gnmipb.Update{sonicUpdate(`"ROCEFAB"`, "QUEUE", "Ethernet0|3", "scheduler")}}); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("a field of a missing entry (JSON patch add without parent): %v", err)
+		}
+		jsonVal := &gnmipb.Update{Path: sonicPath("PORT", "Ethernet0", "mtu"), Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonVal{JsonVal: []byte(`"9216"`)}}}
+		if err := set(&gnmipb.SetRequest{Update: []*gnmipb.Update{jsonVal}}); err == nil || !strings.Contains(err.Error(), "Value encoding is not IETF JSON") {
+			t.Errorf("JSON value: %v", err)
+		}
+		if err := set(&gnmipb.SetRequest{Update: []*gnmipb.Update{sonicUpdate(`{"mtu":"9216"}`, "PORT", "Ethernet252")}}); err == nil || !strings.Contains(err.Error(), "mandatory lanes") {
+			t.Errorf("a PORT entry with only mtu: %v", err)
+		}
+		if err := set(&gnmipb.SetRequest{Delete: []*gnmipb.Path{sonicPath("CABLE_LENGTH", "AZURE")}}); err == nil || !strings.Contains(err.Error(), "empty tables") {
+			t.Errorf("removing a table's last entry: %v", err)
+		}
+		lagAndVLAN := &gnmipb.SetRequest{Update: []*gnmipb.Update{
+			sonicUpdate(`{"PortChannel1":{"admin_status":"up"}}`, "PORTCHANNEL"),
+			sonicUpdate(`{"PortChannel1|Ethernet0":{}}`, "PORTCHANNEL_MEMBER"),
+			sonicUpdate(`{"Vlan100":{"vlanid":"100"}}`, "VLAN"),
+			sonicUpdate(`{"Vlan100|Ethernet0":{"tagging_mode":"tagged"}}`, "VLAN_MEMBER"),
+		}}
+		if err := set(lagAndVLAN); err == nil || !strings.Contains(err.Error(), "member of a port channel") {
+			t.Errorf("VLAN member on a port channel member: %v", err)
+		}
+		unchanged(t, before)
+	})
+
+	t.Run("set", func(t *testing.T) {
+		err := set(&gnmipb.SetRequest{Prefix: originOnly, Delete: []*gnmipb.Path{rel("/CONFIG_DB/localhost/QUEUE/Ethernet0|3")}, Update: []*gnmipb.Update{
+			{Path: rel("/CONFIG_DB/localhost/PORT/Ethernet0/mtu"), Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`"9216"`)}}},
+			{Path: rel("/CONFIG_DB/localhost/PORT_QOS_MAP"), Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`{"Ethernet0":{"pfc_enable":"3"}}`)}}},
+			{Path: sonicPath("PORT_QOS_MAP", "Eth1~11"), Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`{"pfc_enable":"3"}`)}}},
+		}})
+		if err == nil || !strings.Contains(err.Error(), "PORT_QOS_MAP|Eth1/1") {
+			t.Fatalf("a '~1' in a key is '/': want the leafref error naming Eth1/1, got %v", err)
+		}
+		err = set(&gnmipb.SetRequest{Prefix: originOnly, Delete: []*gnmipb.Path{rel("/CONFIG_DB/localhost/QUEUE/Ethernet0|3")}, Update: []*gnmipb.Update{
+			{Path: rel("/CONFIG_DB/localhost/PORT/Ethernet0/mtu"), Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`"9216"`)}}},
+			{Path: rel("/CONFIG_DB/localhost/PORT_QOS_MAP"), Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`{"Ethernet0":{"pfc_enable":"3"}}`)}}},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := sim.Leaves()
+		if l["sonic-db:/PORT/Ethernet0/mtu"] != `"9216"` || l["sonic-db:/PORT/Ethernet0/lanes"] != `"0,1,2,3"` || l["sonic-db:/PORT_QOS_MAP/Ethernet0/pfc_enable"] != `"3"` {
+			t.Errorf("after Set:\n%s", sim.Tree())
+		}
+		if l["sonic-db:/BUFFER_PG/Ethernet0|3-4/profile"] != `"NULL"` || l["sonic-db:/BUFFER_PG/Ethernet0|3/profile"] != "" {
+			t.Errorf("the dynamic model writes nothing into CONFIG_DB BUFFER_PG:\n%s", sim.Tree())
+		}
+	})
+}
+
+// TestSONiCTraditionalBufferManager: under the traditional buffer model a
+// pfc_enable change makes buffermgrd write BUFFER_PG|<port>|<runs of
+// priorities> with pg_lossless_<speed>_<cable>_profile (sonic-swss
+// cfgmgr/buffermgr.cpp doSpeedUpdateTask), leaving other keys alone.
+func TestSONiCTraditionalBufferManager(t *testing.T) {
+	sim, c := client(t, gnmisim.Options{Personality: gnmisim.SONiC})
+	if err := sim.Load(gnmisim.SONiCFactory("leaf1", 2, "traditional")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Set(context.Background(), &gnmipb.SetRequest{Update: []*gnmipb.Update{
+		sonicUpdate(`{"Ethernet0":{"pfc_enable":"3"},"Ethernet4":{"pfc_enable":"2,3,4,6"}}`, "PORT_QOS_MAP")}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := sim.Leaves()
-	for k, v := range map[string]devcfg.Value{
-		"sonic-db:/BUFFER_PROFILE/pg_lossless_100000_5m_profile/pool": `"ingress_lossless_pool"`,
-		"sonic-db:/BUFFER_PG/Ethernet0|3/profile":                     `"pg_lossless_100000_5m_profile"`,
-		"sonic-db:/WRED_PROFILE/ROCEFAB_ECN/wred_yellow_enable":       `"false"`,
-		"sonic-db:/WRED_PROFILE/ROCEFAB_ECN/wred_red_enable":          `"false"`,
+	for k, want := range map[string]devcfg.Value{
+		"sonic-db:/BUFFER_PG/Ethernet0|3/profile":   `"pg_lossless_100000_5m_profile"`,
+		"sonic-db:/BUFFER_PG/Ethernet0|3-4/profile": `"pg_lossless_100000_5m_profile"`, // stock, untouched
+		"sonic-db:/BUFFER_PG/Ethernet4|2-4/profile": `"pg_lossless_100000_5m_profile"`,
+		"sonic-db:/BUFFER_PG/Ethernet4|6/profile":   `"pg_lossless_100000_5m_profile"`,
 	} {
-		if l[k] != v {
-			t.Errorf("%s = %s, want %s", k, l[k], v)
+		if l[k] != want {
+			t.Errorf("%s = %s, want %s", k, l[k], want)
 		}
-	}
-	// Removing PFC and the PG lets the generated profile go again.
-	if _, err := c.Set(ctx, &gnmipb.SetRequest{Delete: []*gnmipb.Path{
-		{Origin: gnmisim.OriginSONiC, Elem: gnmipath.MustParse("/PORT_QOS_MAP").GetElem()},
-		{Origin: gnmisim.OriginSONiC, Elem: gnmipath.MustParse("/BUFFER_PG").GetElem()},
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(sim.Tree(), "BUFFER_PROFILE") {
-		t.Errorf("generated profile left behind:\n%s", sim.Tree())
 	}
 }
 
