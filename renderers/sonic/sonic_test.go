@@ -149,7 +149,11 @@ func TestRenderFacts(t *testing.T) {
 		{"basic", "QUEUE", "Ethernet0|0", "scheduler", SchedulerDefault},
 		{"basic", "BUFFER_PG", "Ethernet0|3", "profile", "NULL"},
 		{"basic", "BUFFER_PG", "Ethernet0|6", "profile", "<absent>"},
-		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "<absent>"},
+		// The links' lengths (examples/basic): 3 m to the host, 30 m to
+		// the spine; an uncabled port keeps the device's own.
+		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "3m"},
+		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet124", "30m"},
+		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet4", "<absent>"},
 		{"basic", "PFC_WD", "Ethernet0", "detection_time", "200"},
 		{"basic", "PFC_WD", "Ethernet0", "action", "drop"},
 		{"basic", "PORT", "Ethernet0", "mtu", "9216"},
@@ -165,7 +169,8 @@ func TestRenderFacts(t *testing.T) {
 		{"static-buffers", "BUFFER_PG", "Ethernet0|3", "profile", BufferProfile},
 		{"static-buffers", "BUFFER_PROFILE", BufferProfile, "xoff", "66560"},
 		{"static-buffers", "BUFFER_PROFILE", BufferProfile, "size", "98304"},
-		{"static-buffers", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "5m"},
+		{"static-buffers", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "3m"}, // the link's length wins
+		{"static-buffers", "CABLE_LENGTH", CableLengthKey, "Ethernet4", "5m"}, // pfc.cableLength
 		{"watchdog-times", "PFC_WD", "Ethernet0", "detection_time", "400"},
 		{"watchdog-times", "PFC_WD", "Ethernet0", "restoration_time", "2000"},
 		{"watchdog-times", "PFC_WD", "Ethernet0", "action", "forward"},
