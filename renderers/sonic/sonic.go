@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/intent/headroom"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
@@ -333,7 +334,9 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 
 	pfc := p.PFCOn()
-	pgMap := pfc && (strings.EqualFold(sw.ASIC, "mellanox") || strings.EqualFold(sw.ASIC, "barefoot"))
+	// asic is SONiC's asic_type, or a chip of that family (spectrum-3).
+	family := headroom.Family(sw.ASIC)
+	pgMap := pfc && (family == "mellanox" || family == "barefoot")
 	if pfc {
 		for tc := 0; tc < 8; tc++ {
 			pg := 0

@@ -362,3 +362,17 @@ func BenchmarkRenderEncode(b *testing.B) {
 		}
 	}
 }
+
+// TestASICChip: asic may name a chip; its family decides what SONiC's
+// templates of that asic_type render (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
+// on mellanox and barefoot only).
+func TestASICChip(t *testing.T) {
+	for asic, want := range map[string]bool{"spectrum-3": true, "Spectrum-4": true, "tofino-2": true, "tomahawk-4": false, "broadcom": false} {
+		sw := basicSwitch(t)
+		sw.ASIC = asic
+		cfg := mustRender(t, sw)
+		if _, got := cfg.Paths[Key("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", MapName, "3")]; got != want {
+			t.Errorf("asic %s: PFC_PRIORITY_TO_PRIORITY_GROUP_MAP rendered %v, want %v", asic, got, want)
+		}
+	}
+}
