@@ -220,6 +220,23 @@ func TestDecodeDiagnostics(t *testing.T) {
 			},
 		},
 		{
+			name: "bad speed and cable length",
+			in: withHeader(
+				"  switches:",
+				"    - name: s1",
+				"      portSpeed: 100",
+				"      ports:",
+				"        - {names: swp1, speed: 100GB}",
+				"  links:",
+				"    - {a: h1:eth0, b: s1:swp1, length: 30ft}",
+			),
+			want: []string{
+				`f.yaml:6:18: RF012 error spec.switches[0].portSpeed: port speed "100" needs a unit: write e.g. 100G, 400G, 25G (Gb/s) or unknown`,
+				`f.yaml:8:32: RF012 error spec.switches[0].ports[0].speed: port speed "100GB" is in bytes; speeds are bits per second: write 100G`,
+				`f.yaml:10:40: RF012 error spec.links[0].length: cable length "30ft" needs a unit: m or km (e.g. 5m)`,
+			},
+		},
+		{
 			name: "bad link end",
 			in:   withHeader("  links:", "    - {a: h1, b: leaf1:Ethernet1}"),
 			want: []string{`f.yaml:5:11: RF011 error spec.links[0].a: link end "h1" must be device:port, e.g. leaf1:Ethernet1/1`},

@@ -122,7 +122,7 @@ type Switch struct {
 	TLS        TLSSpec
 	Model      string
 	OSVersion  string
-	PortSpeed  string
+	PortSpeed  Speed // the switch's (or its group's) portSpeed; zero if not written
 	ASIC       string
 	Netns      string
 	Junos      JunosSpec
@@ -138,6 +138,27 @@ type Port struct {
 	Mode string // routed, trunk or access
 	LAG  string
 	At   Loc
+	// Speed is the ports entry's speed, else the switch's portSpeed; zero
+	// when neither is written. SpeedAt is where it was written, or the
+	// ports entry when it was not.
+	Speed   Speed
+	SpeedAt Loc
+	// Cable is the link cabled to the port, nil when it is not cabled.
+	Cable *Cable
+}
+
+// Cable is what a port knows of the link cabled to it.
+type Cable struct {
+	// Length is the link's length in meters; 0 when not written.
+	Length int
+	// At is the link (or its length, when written).
+	At Loc
+	// Peer is the other end; PeerIsHost when it is a host NIC.
+	Peer       Endpoint
+	PeerIsHost bool
+	// PeerMTU is the peer's L3 MTU: a host's MTU, or a switch's (which may
+	// be "max", its platform's ceiling).
+	PeerMTU SwitchMTU
 }
 
 // Port returns the RoCE port with that name.
@@ -194,6 +215,9 @@ type Link struct {
 	AAddress, BAddress string
 	At                 Loc
 	Spec               *LinkSpec
+	// Length is the cable length in meters; 0 when not written.
+	Length   int
+	LengthAt Loc
 }
 
 // Probe is the resolved probe configuration.
@@ -299,6 +323,7 @@ func Resolve(f *Fabric) (*Resolved, Diagnostics) {
 	for i := range f.Links {
 		r.resolveLink(&f.Links[i], &diags)
 	}
+	r.cablePorts()
 	diags.Sort()
 	return r, diags
 }
@@ -480,12 +505,15 @@ func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
 	layerAttrs(&attrs, s.DeviceAttrs)
 	sw := &Switch{
 		Name: s.Name, Group: s.Group, Platform: attrs.Platform, Transport: attrs.Transport,
-		Model: attrs.Model, OSVersion: attrs.OSVersion, PortSpeed: attrs.PortSpeed, ASIC: attrs.ASIC,
+		Model: attrs.Model, OSVersion: attrs.OSVersion, ASIC: attrs.ASIC,
 		Netns: attrs.Netns, Spec: s,
 		Policy: r.policyFor(g, s.Overrides),
 	}
 	if s.Address != nil {
 		sw.Address = *s.Address
+	}
+	if attrs.PortSpeed != nil {
+		sw.PortSpeed = *attrs.PortSpeed
 	}
 	if attrs.Credentials != nil {
 		sw.Creds = *attrs.Credentials
@@ -513,8 +541,15 @@ func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
 		if mode == "" {
 			mode = defaultMode
 		}
+		speed, speedAt := sw.PortSpeed, sw.AttrAt(r, "portSpeed")
+		if !speed.Written() {
+			speedAt = ps.At("speed")
+		}
+		if ps.Speed != nil {
+			speed, speedAt = *ps.Speed, ps.At("speed")
+		}
 		for _, name := range ps.Names.Names {
-			sw.Ports = append(sw.Ports, Port{Name: name, Mode: mode, LAG: ps.LAG, At: ps.At("names")})
+			sw.Ports = append(sw.Ports, Port{Name: name, Mode: mode, LAG: ps.LAG, At: ps.At("names"), Speed: speed, SpeedAt: speedAt})
 		}
 	}
 	return sw
@@ -524,12 +559,15 @@ func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
 func layerAttrs(dst *DeviceAttrs, src DeviceAttrs) {
 	for _, f := range []struct{ d, s *string }{
 		{&dst.Platform, &src.Platform}, {&dst.Transport, &src.Transport}, {&dst.Model, &src.Model},
-		{&dst.OSVersion, &src.OSVersion}, {&dst.PortSpeed, &src.PortSpeed}, {&dst.ASIC, &src.ASIC},
+		{&dst.OSVersion, &src.OSVersion}, {&dst.ASIC, &src.ASIC},
 		{&dst.Netns, &src.Netns},
 	} {
 		if *f.s != "" {
 			*f.d = *f.s
 		}
+	}
+	if src.PortSpeed != nil {
+		dst.PortSpeed = src.PortSpeed
 	}
 	if src.Credentials != nil {
 		dst.Credentials = src.Credentials
@@ -569,7 +607,13 @@ func (r *Resolved) resolveLink(l *LinkSpec, diags *Diagnostics) {
 	if l.A.Device == "" || l.B.Device == "" {
 		return // an end that did not parse was reported by the loader
 	}
-	link := Link{A: l.A, B: l.B, AAddress: l.AAddress, BAddress: l.BAddress, At: l.Loc(), Spec: l}
+	link := Link{A: l.A, B: l.B, AAddress: l.AAddress, BAddress: l.BAddress, At: l.Loc(), Spec: l, LengthAt: l.At("length")}
+	if l.Length != nil {
+		if l.Length.N == 0 {
+			diags.Errorf(l.At("length"), CodeBadUnit, "cable length 0 m: a cable is at least 1 m long (leave length out for the platform default)")
+		}
+		link.Length = l.Length.N
+	}
 	ok := true
 	kind := func(e Endpoint, field string) string {
 		if h := r.hostByName[e.Device]; h != nil {
@@ -607,6 +651,50 @@ func (r *Resolved) resolveLink(l *LinkSpec, diags *Diagnostics) {
 		link.SwitchEnd = l.A
 	}
 	r.Links = append(r.Links, link)
+}
+
+// cablePorts gives every cabled switch port its cable: length and peer. A
+// port cabled twice (lint's RF125) keeps its first cable.
+func (r *Resolved) cablePorts() {
+	index := map[*Switch]map[string]int{}
+	portOf := func(e Endpoint) *Port {
+		sw := r.switchByName[e.Device]
+		if sw == nil {
+			return nil
+		}
+		idx, ok := index[sw]
+		if !ok {
+			idx = make(map[string]int, len(sw.Ports))
+			for i, p := range sw.Ports {
+				if _, dup := idx[p.Name]; !dup {
+					idx[p.Name] = i
+				}
+			}
+			index[sw] = idx
+		}
+		i, ok := idx[e.Port]
+		if !ok {
+			return nil
+		}
+		return &sw.Ports[i]
+	}
+	for _, l := range r.Links {
+		for _, end := range []struct {
+			self, peer Endpoint
+		}{{l.A, l.B}, {l.B, l.A}} {
+			p := portOf(end.self)
+			if p == nil || p.Cable != nil {
+				continue
+			}
+			c := &Cable{Length: l.Length, At: l.LengthAt, Peer: end.peer}
+			if h := r.hostByName[end.peer.Device]; h != nil {
+				c.PeerIsHost, c.PeerMTU = true, SwitchMTU{Value: h.Policy.HostMTU}
+			} else if sw := r.switchByName[end.peer.Device]; sw != nil {
+				c.PeerMTU = sw.Policy.SwitchMTU
+			}
+			p.Cable = c
+		}
+	}
 }
 
 func resolveProbe(s *ProbeSpec, p Policy) Probe {

@@ -316,7 +316,7 @@ func TestDeviceAttributePrecedence(t *testing.T) {
 	}
 	get := func(s *Switch) attrs {
 		return attrs{s.Platform, s.Transport, s.Creds.Username, s.Creds.PasswordEnv + s.Creds.PasswordFile, s.TLS.ServerName,
-			s.Model, s.OSVersion, s.PortSpeed, s.ASIC, s.OCFallback, s.Netns, s.Junos.QueueBufferSize != nil}
+			s.Model, s.OSVersion, s.PortSpeed.String(), s.ASIC, s.OCFallback, s.Netns, s.Junos.QueueBufferSize != nil}
 	}
 	if diff := cmp.Diff(attrs{"sonic", "gnmi", "group-user", "GROUP_PASS", "group.example.net", "group-model", "group-os", "100G", "mellanox", "eos", "group-ns", true},
 		get(r.Switch("member"))); diff != "" {
@@ -371,10 +371,14 @@ func TestResolvePortsAndLinks(t *testing.T) {
 		"    - {a: leaf1:swp3, b: spine1:swp1}",
 	))
 	leaf := r.Switch("leaf1")
+	entry0, entry1 := Loc{"f.yaml", 8, 11, "spec.switches[0].ports[0].speed"}, Loc{"f.yaml", 9, 11, "spec.switches[0].ports[1].speed"}
 	want := []Port{
-		{Name: "swp1", Mode: "trunk", At: Loc{"f.yaml", 8, 11, "spec.switches[0].ports[0].names"}},
-		{Name: "swp2", Mode: "trunk", At: Loc{"f.yaml", 8, 11, "spec.switches[0].ports[0].names"}},
-		{Name: "swp3", Mode: "routed", LAG: "bond1", At: Loc{"f.yaml", 9, 12, "spec.switches[0].ports[1].names"}},
+		{Name: "swp1", Mode: "trunk", At: Loc{"f.yaml", 8, 11, "spec.switches[0].ports[0].names"}, SpeedAt: entry0,
+			Cable: &Cable{At: Loc{"f.yaml", 16, 7, "spec.links[0].length"}, Peer: Endpoint{"h1", "eth0"}, PeerIsHost: true, PeerMTU: SwitchMTU{Value: 9000}}},
+		{Name: "swp2", Mode: "trunk", At: Loc{"f.yaml", 8, 11, "spec.switches[0].ports[0].names"}, SpeedAt: entry0,
+			Cable: &Cable{At: Loc{"f.yaml", 17, 7, "spec.links[1].length"}, Peer: Endpoint{"h1", "eth1"}, PeerIsHost: true, PeerMTU: SwitchMTU{Value: 9000}}},
+		{Name: "swp3", Mode: "routed", LAG: "bond1", At: Loc{"f.yaml", 9, 12, "spec.switches[0].ports[1].names"}, SpeedAt: entry1,
+			Cable: &Cable{At: Loc{"f.yaml", 18, 7, "spec.links[2].length"}, Peer: Endpoint{"spine1", "swp1"}, PeerMTU: SwitchMTU{Max: true}}},
 	}
 	if diff := cmp.Diff(want, leaf.Ports); diff != "" {
 		t.Errorf("ports (-want +got):\n%s", diff)
@@ -398,6 +402,9 @@ func TestResolvePortsAndLinks(t *testing.T) {
 	}
 	if l := r.Links[2]; l.HostEnd != nil || l.SwitchEnd != (Endpoint{"leaf1", "swp3"}) {
 		t.Errorf("switch-to-switch link = %+v", l)
+	}
+	if p := r.Switch("spine1").Ports[0]; p.Cable == nil || p.Cable.Peer != (Endpoint{"leaf1", "swp3"}) || p.Cable.PeerIsHost {
+		t.Errorf("spine1 swp1 cable = %+v", p.Cable)
 	}
 	// Routed fabrics (no VLAN) default ports to routed.
 	r = mustResolve(t, withHeader("  switches: [{name: s, ports: [{names: swp1}]}]"))
@@ -436,5 +443,78 @@ func TestResolveUnknownReferences(t *testing.T) {
 	}
 	if len(r.Links) != 0 || len(r.Switches) != 2 || r.Switch("leaf1").Platform != "" {
 		t.Errorf("resolved despite bad references: %d links, %d switches", len(r.Links), len(r.Switches))
+	}
+}
+
+// TestPortSpeedAndCableLength: a ports entry's speed wins over the
+// switch's portSpeed, which wins over its group's; each port knows where
+// its speed was written and the length of its cable.
+func TestPortSpeedAndCableLength(t *testing.T) {
+	r := mustResolve(t, withHeader(
+		"  groups:",
+		"    - {name: leaves, portSpeed: 100G}", // line 5
+		"  switches:",
+		"    - name: leaf1",
+		"      group: leaves",
+		"      ports:",
+		"        - names: swp1-2", // line 10
+		"        - {names: swp3, speed: 400G}",
+		"        - {names: swp4, speed: unknown}",
+		"    - name: leaf2",
+		"      portSpeed: 25G", // line 14
+		"      ports: [{names: swp1}]",
+		"    - name: leaf3",
+		"      ports: [{names: swp1}]",
+		"  hosts:",
+		"    - {name: h1, nics: [{netdev: eth0}]}",
+		"  links:",
+		"    - {a: h1:eth0, b: leaf1:swp1, length: 3m}", // line 21
+		"    - {a: leaf1:swp3, b: leaf2:swp1, length: 1km}",
+	))
+	leaf1, leaf2, leaf3 := r.Switch("leaf1"), r.Switch("leaf2"), r.Switch("leaf3")
+	for _, c := range []struct {
+		p            Port
+		speed        string
+		line, length int
+		cabled       bool
+	}{
+		{leaf1.Ports[0], "100G", 5, 3, true},
+		{leaf1.Ports[1], "100G", 5, 0, false},
+		{leaf1.Ports[2], "400G", 11, 1000, true},
+		{leaf1.Ports[3], "unknown", 12, 0, false},
+		{leaf2.Ports[0], "25G", 14, 1000, true},
+		{leaf3.Ports[0], "", 17, 0, false},
+	} {
+		if c.p.Speed.String() != c.speed || c.p.SpeedAt.Line != c.line {
+			t.Errorf("%s: speed %q at line %d, want %q at %d", c.p.Name, c.p.Speed, c.p.SpeedAt.Line, c.speed, c.line)
+		}
+		if (c.p.Cable != nil) != c.cabled || (c.p.Cable != nil && c.p.Cable.Length != c.length) {
+			t.Errorf("%s: cable %+v, want length %d", c.p.Name, c.p.Cable, c.length)
+		}
+	}
+	if at := leaf1.Ports[0].Cable.At; at.Line != 21 || at.Field != "spec.links[0].length" {
+		t.Errorf("length written at %+v", at)
+	}
+	if l := r.Links[1]; l.Length != 1000 || l.LengthAt.Field != "spec.links[1].length" {
+		t.Errorf("link = %+v", l)
+	}
+	if leaf1.PortSpeed.Mbps != 100000 || leaf3.PortSpeed.Written() {
+		t.Errorf("portSpeed: %v %v", leaf1.PortSpeed, leaf3.PortSpeed)
+	}
+}
+
+func TestZeroCableLength(t *testing.T) {
+	f, diags := LoadBytes("f.yaml", withHeader(
+		"  switches: [{name: s1, ports: [{names: swp1}]}]",
+		"  hosts: [{name: h1, nics: [{netdev: eth0}]}]",
+		"  links:",
+		"    - {a: h1:eth0, b: s1:swp1, length: 0m}",
+	))
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	_, rd := Resolve(f)
+	if len(rd) != 1 || rd[0].Code != CodeBadUnit || rd[0].Field != "spec.links[0].length" || !strings.Contains(rd[0].Message, "at least 1 m") {
+		t.Errorf("diagnostics = %v", rd)
 	}
 }

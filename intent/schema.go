@@ -143,9 +143,11 @@ type DeviceAttrs struct {
 	// NX-OS 8q vs 4q classes).
 	Model     string `yaml:"model"`
 	OSVersion string `yaml:"osVersion"`
-	// PortSpeed, e.g. 100G or 400G, for headroom and SONiC buffer profiles.
-	PortSpeed string `yaml:"portSpeed"`
-	// ASIC is the SONiC asic_type (mellanox, broadcom, barefoot, ...).
+	// PortSpeed is the speed of the switch's ports (100G, 400G or
+	// unknown); a ports entry's speed wins. It sizes PFC headroom.
+	PortSpeed *Speed `yaml:"portSpeed"`
+	// ASIC is the switch chip (spectrum-3, tomahawk-4, ...), whose buffer
+	// facts size headroom, or only SONiC's asic_type (mellanox, broadcom).
 	ASIC       string          `yaml:"asic"`
 	Junos      *JunosSpec      `yaml:"junos"`
 	OpenConfig *OpenConfigSpec `yaml:"openconfig"`
@@ -207,6 +209,8 @@ type PortSpec struct {
 	Mode  string    `yaml:"mode" enum:"routed|trunk|access"`
 	// LAG is the port-channel the ports belong to, if any.
 	LAG string `yaml:"lag"`
+	// Speed of these ports (100G, 400G or unknown); overrides portSpeed.
+	Speed *Speed `yaml:"speed"`
 }
 
 // HostSpec is one server with RDMA NICs.
@@ -237,6 +241,8 @@ type LinkSpec struct {
 	Src
 	A Endpoint `yaml:"a" rf:"required"`
 	B Endpoint `yaml:"b" rf:"required"`
+	// Length of the cable (30m, 1km); it sizes PFC headroom at both ends.
+	Length *Meters `yaml:"length"`
 	// AAddress and BAddress are the IP addresses of switch ends on a routed
 	// link. Routers answer path discovery from them, so they map a hop to
 	// its port and link.

@@ -112,6 +112,72 @@ func (m *Meters) parseScalar(text, _ string) error {
 	return nil
 }
 
+func (m Meters) String() string { return strconv.Itoa(m.N) + "m" }
+
+// Speed is a port speed in Mb/s, written with its unit (100G, 400G, 25G,
+// 2.5G, 1.6T, 100M; "Gb/s" and "Gbps" also read), or "unknown". The zero
+// value is "not written".
+type Speed struct {
+	Mbps    int
+	Unknown bool
+}
+
+var speedUnits = map[string]uint64{"m": 1, "g": 1000, "t": 1000000}
+
+// sonicSpeeds are the Ethernet rates a bare number may name, in Mb/s.
+var sonicSpeeds = map[int]bool{1000: true, 10000: true, 25000: true, 40000: true, 50000: true, 100000: true, 200000: true, 400000: true, 800000: true, 1600000: true}
+
+func (s *Speed) parseScalar(text, _ string) error {
+	t := strings.TrimSpace(text)
+	if strings.EqualFold(t, "unknown") {
+		*s = Speed{Unknown: true}
+		return nil
+	}
+	num, unit := splitNumberUnit(t)
+	if num != "" && unit == "" {
+		// SONiC's PORT table writes speeds in Mb/s (100000): a known
+		// Ethernet rate reads as such, any other bare number is refused.
+		if n, err := strconv.Atoi(num); err == nil && sonicSpeeds[n] {
+			*s = Speed{Mbps: n}
+			return nil
+		}
+	}
+	if num == "" || unit == "" {
+		return codedf(CodeBadUnit, "port speed %q needs a unit: write e.g. 100G, 400G, 25G (Gb/s) or unknown", text)
+	}
+	prefix, rest := strings.ToLower(unit[:1]), unit[1:]
+	mult, ok := speedUnits[prefix]
+	switch {
+	case ok && (rest == "B" || rest == "Bps" || rest == "B/s"):
+		return codedf(CodeBadUnit, "port speed %q is in bytes; speeds are bits per second: write %s%s", text, num, strings.ToUpper(prefix))
+	case !ok || (rest != "" && rest != "b/s" && rest != "bps" && rest != "bE"):
+		return codedf(CodeBadUnit, "port speed %q: unknown unit %q (write e.g. 100G, 400G, 25G or unknown)", text, unit)
+	}
+	n, err := exactMultiple(num, mult)
+	if err != nil || n == 0 || n > 100_000_000 {
+		return codedf(CodeBadUnit, "port speed %q is not a whole number of Mb/s above zero", text)
+	}
+	*s = Speed{Mbps: int(n)}
+	return nil
+}
+
+// Written reports whether a speed (or "unknown") was written.
+func (s Speed) Written() bool { return s.Mbps > 0 || s.Unknown }
+
+func (s Speed) String() string {
+	switch {
+	case s.Unknown:
+		return "unknown"
+	case s.Mbps == 0:
+		return ""
+	case s.Mbps >= 1000000 && s.Mbps%100000 == 0:
+		return strconv.FormatFloat(float64(s.Mbps)/1e6, 'f', -1, 64) + "T"
+	case s.Mbps >= 1000:
+		return strconv.FormatFloat(float64(s.Mbps)/1000, 'f', -1, 64) + "G"
+	}
+	return strconv.Itoa(s.Mbps) + "M"
+}
+
 // SwitchMTU is an L3 MTU or "max", each platform's jumbo ceiling.
 type SwitchMTU struct {
 	Max   bool

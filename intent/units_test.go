@@ -214,3 +214,59 @@ func TestPercent(t *testing.T) {
 		wantCode(t, p.parseScalar(in, "!!str"), CodeWrongType, "is not a whole percentage")
 	}
 }
+
+func TestSpeed(t *testing.T) {
+	tests := []struct {
+		in      string
+		mbps    int
+		unknown bool
+		code    string
+		msg     string
+	}{
+		{in: "100G", mbps: 100000},
+		{in: "400g", mbps: 400000},
+		{in: "25G", mbps: 25000},
+		{in: "2.5G", mbps: 2500},
+		{in: "1.6T", mbps: 1600000},
+		{in: "100M", mbps: 100},
+		{in: "100Gb/s", mbps: 100000},
+		{in: "100Gbps", mbps: 100000},
+		{in: "100GbE", mbps: 100000},
+		{in: " 200G ", mbps: 200000},
+		{in: "unknown", unknown: true},
+		{in: "Unknown", unknown: true},
+		{in: "100000", mbps: 100000}, // SONiC's Mb/s
+		{in: "400000", mbps: 400000},
+		{in: "100", code: CodeBadUnit, msg: "needs a unit"},
+		{in: "123456", code: CodeBadUnit, msg: "needs a unit"},
+		{in: "G", code: CodeBadUnit, msg: "needs a unit"},
+		{in: "", code: CodeBadUnit, msg: "needs a unit"},
+		{in: "100GB", code: CodeBadUnit, msg: "is in bytes; speeds are bits per second: write 100G"},
+		{in: "100KB", code: CodeBadUnit, msg: "unknown unit"},
+		{in: "100Gig", code: CodeBadUnit, msg: `unknown unit "Gig"`},
+		{in: "0G", code: CodeBadUnit, msg: "above zero"},
+		{in: "0.5M", code: CodeBadUnit, msg: "whole number of Mb/s"},
+		{in: "-100G", code: CodeBadUnit, msg: "needs a unit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var s Speed
+			err := s.parseScalar(tt.in, "!!str")
+			if tt.code != "" {
+				wantCode(t, err, tt.code, tt.msg)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Mbps != tt.mbps || s.Unknown != tt.unknown || !s.Written() {
+				t.Errorf("got %+v", s)
+			}
+		})
+	}
+	for s, want := range map[Speed]string{{Mbps: 100000}: "100G", {Mbps: 2500}: "2.5G", {Mbps: 1600000}: "1.6T", {Unknown: true}: "unknown", {}: ""} {
+		if s.String() != want {
+			t.Errorf("%+v.String() = %q, want %q", s, s.String(), want)
+		}
+	}
+}

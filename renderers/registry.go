@@ -53,6 +53,10 @@ type Attributes struct {
 	// lint refuses a time the platform cannot express at validate time;
 	// nil: the platform declares nothing (lint checks nothing).
 	Watchdog *WatchdogTimes
+	// Headroom is what the platform contributes to the PFC headroom
+	// calculation (its default cable length, whether it renders computed
+	// headroom); nil: the generic defaults.
+	Headroom *HeadroomFacts
 	// Fit, when set, fits a rendered config to the device it is planned
 	// for, before the diff: running is the whole parsed running config with
 	// its Facts. Fit may rewrite desired (its Paths, Owned scope and Notes,
@@ -97,6 +101,12 @@ func (e *Entry) SupportsTransport(t string) bool {
 
 // SwitchMTU is the L3 MTU to render: the ceiling for "max", else the value.
 func (e *Entry) SwitchMTU(p intent.Policy) int { return SwitchMTU(p, e.Attrs.MTUCeiling) }
+
+// Headroom is the PFC headroom of every lossless port of sw on this
+// platform.
+func (e *Entry) Headroom(sw *intent.Switch) SwitchHeadroom {
+	return Headroom(sw, e.Attrs.Headroom, e.Attrs.MTUCeiling)
+}
 
 // Registry holds the platforms. It is a value, not a global, so tests can
 // build their own.
@@ -154,6 +164,9 @@ func (r *Registry) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		return nil, fmt.Errorf("%s: render %s: %w", sw.Name, sw.Platform, err)
 	}
 	cfg.Device, cfg.Platform = sw.Name, e.Name
+	// The plan shows what every lossless port needs, whatever the
+	// platform renders of it.
+	cfg.Notes = append(cfg.Notes, e.Headroom(sw).Notes(sw.Policy)...)
 	return cfg, nil
 }
 

@@ -4,7 +4,7 @@ package all
 var traceCumulus = traceExpect{
 	"noDropPriority": {
 		`^qos mapping default-global dscp \d+ switch-priority = \d$`,
-		`^qos (pfc|traffic-pool default-lossless) (default-global )?switch-priority [34] = \{\}$`,
+		`^qos (pfc|traffic-pool default-lossless) (default-global |rocefab-\d+m )?switch-priority [34] = \{\}$`,
 		`^qos congestion-control default-global traffic-class [34] `,
 		`^qos egress-scheduler default-global traffic-class [34] (mode = dwrr|bw-percent = 50)$`,
 		`^qos egress-queue-mapping default-global switch-priority [34] traffic-class = [034]$`,
@@ -24,7 +24,8 @@ var traceCumulus = traceExpect{
 	"vlan":                {`^(interface swp\d+ )?bridge domain br_default vlan (100|200) = \{\}$`},
 	"profile=pfc-only":    {`^qos congestion-control default-global traffic-class 3 `},
 	"profile=ecn-only": {
-		`^qos pfc default-global `,
+		`^qos pfc (default-global|rocefab-\d+m) `,
+		`^interface swp\d+ qos pfc profile = rocefab-\d+m$`,
 		`^qos traffic-pool default-(lossless|lossy) `,
 		`^interface swp\d+ qos pfc-watchdog state = enable$`,
 	},

@@ -5,8 +5,8 @@ package all
 var traceJunos = traceExpect{
 	"noDropPriority": {
 		`^class-of-service forwarding-classes class ROCEFAB_NO_LOSS (queue-num = 4 no-loss|queue-num = 3 no-loss|pfc-priority = [34])$`,
-		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP input ieee-802.1 code-point (011|100) pfc = \{\}$`,
-		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP output ieee-802.1 code-point (011 flow-control-queue 3|100 flow-control-queue 4) = \{\}$`,
+		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP(_\d+M)? input ieee-802.1 code-point (011|100) pfc = \{\}$`,
+		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP(_\d+M)? output ieee-802.1 code-point (011 flow-control-queue 3|100 flow-control-queue 4) = \{\}$`,
 	},
 	"roceDscp":            {`^class-of-service classifiers dscp ROCEFAB_DSCP forwarding-class (ROCEFAB_NO_LOSS|best-effort) loss-priority low code-points (011010|011000) = \{\}$`},
 	"cnp.dscp":            {`^class-of-service classifiers dscp ROCEFAB_DSCP forwarding-class (ROCEFAB_CNP|best-effort) loss-priority low code-points (110000|101110) = \{\}$`},
@@ -22,7 +22,7 @@ var traceJunos = traceExpect{
 	},
 	"profile=ecn-only": {
 		`^class-of-service forwarding-classes class ROCEFAB_NO_LOSS (queue-num = 3 no-loss|queue-num = 5|pfc-priority = 3)$`,
-		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP `,
-		`^class-of-service interfaces et-0/0/\d+ congestion-notification-profile = ROCEFAB_PFC_PCP$`,
+		`^class-of-service congestion-notification-profile ROCEFAB_PFC_PCP(_\d+M)? `,
+		`^class-of-service interfaces et-0/0/\d+ congestion-notification-profile = ROCEFAB_PFC_PCP(_\d+M)?$`,
 	},
 }

@@ -6,6 +6,7 @@ var traceNXOS = traceExpect{
 		`^policy-map type qos ROCEFAB_QOS > class ROCEFAB_ROCE > set qos-group \d$`,
 		`^policy-map type network-qos ROCEFAB_NQ > class type network-qos c-8q-nq\d > pause pfc-cos \d$`,
 		`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q\d > (bandwidth remaining percent \d+|random-detect .*)$`,
+		`^policy-map type queuing ROCEFAB_INQ > class type queuing c-in-q[34]( > pause buffer-size .*)?$`,
 	},
 	"roceDscp": {`^class-map type qos match-any ROCEFAB_ROCE > match dscp \d+$`},
 	"cnp.dscp": {`^class-map type qos match-any ROCEFAB_CNP > match dscp \d+$`},
@@ -19,6 +20,8 @@ var traceNXOS = traceExpect{
 	"mtu.switch": {
 		`^policy-map type network-qos ROCEFAB_NQ > class type network-qos c-8q-nq(\d|-default) > mtu (9000|9216)$`,
 		`^interface Ethernet1/\d+ > mtu (9000|9216)$`,
+		// The pause buffer holds the largest frames each way.
+		`^policy-map type queuing ROCEFAB_INQ > class type queuing c-in-q3 > pause buffer-size \d+ pause-threshold \d+ resume-threshold \d+$`,
 	},
 	"vlan":             {`^vlan (100|200)$`, `^interface Ethernet1/\d+ > switchport trunk allowed vlan add (100|200)$`},
 	"profile=pfc-only": {`^policy-map type queuing ROCEFAB_QUEUING > class type queuing c-out-8q-q3 > random-detect .* ecn$`},
@@ -26,5 +29,7 @@ var traceNXOS = traceExpect{
 		`^policy-map type network-qos ROCEFAB_NQ > class type network-qos c-8q-nq3 > pause pfc-cos 3$`,
 		`^priority-flow-control watch-dog-interval on$`,
 		`^interface Ethernet1/\d+ > priority-flow-control mode on$`,
+		`^policy-map type queuing ROCEFAB_INQ( > |$)`,
+		`^system qos > service-policy type queuing input ROCEFAB_INQ$`,
 	},
 }

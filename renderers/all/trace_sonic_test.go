@@ -32,5 +32,6 @@ var traceSONiC = traceExpect{
 		`^sonic-db:/PORT_QOS_MAP/Ethernet\d+/(pfc_to_queue_map|pfc_to_pg_map|tc_to_pg_map) = ROCEFAB$`,
 		`^sonic-db:/BUFFER_PG/Ethernet\d+\|3/profile = NULL$`,
 		`^sonic-db:/PFC_WD/Ethernet\d+/(action|detection_time|restoration_time) = \w+$`,
+		`^sonic-db:/CABLE_LENGTH/AZURE/Ethernet\d+ = \d+m$`,
 	},
 }

@@ -12,6 +12,14 @@
 // ranged keys (`interface swp1-2,32`) and keep set members named by the
 // last word (`... trigger l2`, `... trigger l3`) apart.
 //
+// PFC headroom: NVUE sizes it from the cable length of a port's PFC
+// profile. default-global carries the device's length (pfc.cableLength,
+// else 100 m); a port whose link is another length gets a profile of its
+// own (rocefab-300m), attached with `interface X qos pfc profile`. Written
+// buffer values keep NVUE's meaning: port-buffer is pfc.headroom and
+// xoff-threshold, the buffer consumed before PAUSE, is pfc.xon; pfc.xoff is
+// what remains above it.
+//
 // Trunk VLANs: rocefab owns membership of the lossless VLAN in a RoCE
 // port's VLAN set on br_default, never the set, so a team's storage or
 // management VLANs on a GPU port are neither drift nor unset. What NVUE

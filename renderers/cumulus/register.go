@@ -45,6 +45,7 @@ func Register(r *renderers.Registry) error {
 			Encode:   Encode,
 			Sources:  Sources,
 			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			Headroom: &HeadroomFacts,
 			FileExt:  ".nvue",
 		},
 	})

@@ -85,18 +85,43 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 				out[path("qos traffic-pool default-lossy switch-priority", itoa(sp))] = devcfg.Empty
 			}
 		}
-		out[path(pfc, "tx")] = devcfg.String("enable")
-		out[path(pfc, "rx")] = devcfg.String("enable")
-		if p.CableLength != 0 && p.CableLength != defaultCableLength {
-			out[path(pfc, "cable-length")] = devcfg.Int(int64(p.CableLength))
+		// The default profile carries the device's cable length; a port
+		// whose link is another length gets a profile of its own, the same
+		// but for the length, so NVUE sizes its headroom for that cable.
+		base := defaultCableLength
+		if p.CableLength != 0 {
+			base = p.CableLength
 		}
-		for _, knob := range []struct {
-			name      string
-			val, dflt uint64
-		}{{"port-buffer", p.Headroom, defaultPortBuffer}, {"xoff-threshold", p.Xoff, defaultXoff}, {"xon-threshold", p.Xon, defaultXon}} {
-			if knob.val != 0 && knob.val != knob.dflt {
-				out[path(pfc, knob.name)] = devcfg.Int(int64(knob.val))
+		knobs, err := bufferKnobs(sw)
+		if err != nil {
+			return nil, err
+		}
+		profile := func(name string, cable int) {
+			pp := path("qos pfc", name)
+			if name != Profile {
+				for _, q := range classes.Lossless {
+					out[path(pp, "switch-priority", itoa(q))] = devcfg.Empty
+				}
 			}
+			out[path(pp, "tx")] = devcfg.String("enable")
+			out[path(pp, "rx")] = devcfg.String("enable")
+			if cable != defaultCableLength || name != Profile {
+				out[path(pp, "cable-length")] = devcfg.Int(int64(cable))
+			}
+			for k, v := range knobs {
+				out[path(pp, k)] = devcfg.Int(int64(v))
+			}
+		}
+		profile(Profile, base)
+		for _, port := range sw.Ports {
+			if port.Cable == nil || port.Cable.Length == 0 || port.Cable.Length == base {
+				continue
+			}
+			name := CableProfile(port.Cable.Length)
+			if _, done := out[path("qos pfc", name, "tx")]; !done {
+				profile(name, port.Cable.Length)
+			}
+			out[path("interface", port.Name, "qos pfc profile")] = devcfg.String(name)
 		}
 		// PFC needs the lossless pool sized before it takes effect.
 		out["qos traffic-pool default-lossless memory-percent"] = devcfg.Int(50)
@@ -167,6 +192,46 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}, nil
 }
 
+// CableProfilePrefix names the PFC profiles rocefab makes for ports whose
+// cable differs from the device's: rocefab-300m.
+const CableProfilePrefix = "rocefab-"
+
+// CableProfile is the PFC profile of ports with a cable of that length.
+func CableProfile(meters int) string { return CableProfilePrefix + itoa(meters) + "m" }
+
+// bufferKnobs are the explicit lossless buffer values NVUE takes, none when
+// the intent writes none (NVIDIA: leave them to Cumulus Linux, which sizes
+// them from the cable length). NVUE's port-buffer is the reservation,
+// xoff-threshold the part consumed before a PAUSE is sent: the intent's
+// headroom and xon, with xoff the rest. Values at NVUE's defaults are not
+// rendered.
+func bufferKnobs(sw *intent.Switch) (map[string]uint64, error) {
+	p := sw.Policy
+	if p.Headroom == 0 && p.Xoff == 0 && p.Xon == 0 {
+		return nil, nil
+	}
+	h := renderers.Headroom(sw, &HeadroomFacts, MTUCeiling)
+	r, err := renderers.ExplicitReservation(sw, h, MTUCeiling)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]uint64{}
+	if r.Size != defaultPortBuffer {
+		out["port-buffer"] = r.Size
+	}
+	if r.Pause != defaultXoff {
+		out["xoff-threshold"] = r.Pause
+	}
+	return out, nil
+}
+
+// HeadroomFacts: NVUE sizes lossless headroom from the cable length (100 m
+// by default, as NVIDIA's RoCE profile sets it) and takes explicit buffer
+// values.
+var HeadroomFacts = renderers.HeadroomFacts{
+	DefaultCableLength: defaultCableLength, DefaultCableSource: srcPFC, RendersXoff: true,
+}
+
 // notUsed is the Want of a singleton that must be absent.
 const notUsed = "(not set: rocefab configures QoS explicitly)"
 
@@ -209,8 +274,10 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		s.Paths = append(s.Paths, path("bridge domain", Bridge, "vlan", itoa(sw.Policy.VLAN)))
 	}
 	seen := make(map[string]bool, len(sw.Ports))
+	s.PathPrefixes = append(s.PathPrefixes, "qos pfc "+CableProfilePrefix)
 	for _, port := range sw.Ports {
-		s.Paths = append(s.Paths, path("interface", port.Name, "qos pfc-watchdog"), path("interface", port.Name, "qos link-pause"))
+		s.Paths = append(s.Paths, path("interface", port.Name, "qos pfc-watchdog"), path("interface", port.Name, "qos link-pause"),
+			path("interface", port.Name, "qos pfc profile"))
 		iface := port.Name
 		if port.LAG != "" {
 			s.Paths = append(s.Paths, path("interface", port.LAG, "bond member", port.Name))

@@ -128,8 +128,8 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 				" max-mark-probability "+strconv.Itoa(p.MarkProbability)+" weight 0")
 	}
 	t.Add(append(prof, queue+" "+strconv.Itoa(p.CNPPriority)), "priority strict")
-	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
-		notes = append(notes, "eos: PFC headroom, xoff, xon and cable length are platform-managed on EOS and not rendered")
+	if p.PFCOn() && (p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 || cabledWithLength(sw.Ports)) {
+		notes = append(notes, "eos: PFC headroom is platform-managed on EOS: no cable length, headroom, xoff or xon is rendered")
 	}
 
 	if p.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
@@ -336,4 +336,14 @@ func memberOwner(parents []string, vlan int, trunk bool) devcfg.LineOwner {
 		o.ImpliedBy = []string{trunkVLANs.All}
 	}
 	return o
+}
+
+// cabledWithLength reports whether a port's link has a length.
+func cabledWithLength(ports []intent.Port) bool {
+	for _, p := range ports {
+		if p.Cable != nil && p.Cable.Length > 0 {
+			return true
+		}
+	}
+	return false
 }

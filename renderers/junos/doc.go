@@ -21,4 +21,9 @@
 //     and push in natural order (5 before 20).
 //   - A `deactivate` of a rendered statement or a node above it is a
 //     conflict naming the node; rocefab never activates foreign nodes.
+//   - PFC headroom: Junos sizes it from the `input cable-length` of the
+//     congestion notification profile (100 m by default). The base
+//     profiles carry pfc.cableLength; a port whose link is another length
+//     gets a copy of its profile for that length (ROCEFAB_PFC_PCP_300M).
+//     Explicit headroom, xoff and xon are not rendered.
 package junos

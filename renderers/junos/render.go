@@ -180,20 +180,37 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 				set(out, cos, "congestion-notification-profile", profile, "pfc-watchdog")
 			}
 		}
+		// Junos sizes the PFC headroom of a port from the cable length of
+		// its profile (100 m by default): the device's length goes on the
+		// base profiles, and ports cabled otherwise get a copy for their
+		// length.
 		if pfcByDSCP {
-			for _, d := range p.RoCEDSCP {
-				set(out, cos, "congestion-notification-profile", CNProfileDSCP, "input", "dscp", "code-point", pfcBits(d, 6), "pfc")
-			}
 			if extra := slices.DeleteFunc(slices.Clone(p.PFCPriorities), func(q int) bool { return q == p.NoDropPriority }); len(extra) > 0 {
 				notes = append(notes, fmt.Sprintf("junos: DSCP-based PFC pauses only the RoCE DSCPs; PFC priorities %v have no DSCP on untagged ports", extra))
 			}
-			output(CNProfileDSCP)
 		}
-		if pfcByPCP {
-			for _, q := range prios {
-				set(out, cos, "congestion-notification-profile", CNProfilePCP, "input", "ieee-802.1", "code-point", pfcBits(q, 3), "pfc")
+		made := map[string]bool{}
+		for _, port := range sw.Ports {
+			name := cnProfile(port, p)
+			if made[name] {
+				continue
 			}
-			output(CNProfilePCP)
+			made[name] = true
+			base, cable := CNProfileDSCP, cableOf(port, p)
+			if pcpPFC(port, p) {
+				base = CNProfilePCP
+				for _, q := range prios {
+					set(out, cos, "congestion-notification-profile", name, "input", "ieee-802.1", "code-point", pfcBits(q, 3), "pfc")
+				}
+			} else {
+				for _, d := range p.RoCEDSCP {
+					set(out, cos, "congestion-notification-profile", name, "input", "dscp", "code-point", pfcBits(d, 6), "pfc")
+				}
+			}
+			if cable != defaultCableLength || name != base {
+				set(out, cos, "congestion-notification-profile", name, "input", "cable-length", strconv.Itoa(cable))
+			}
+			output(name)
 		}
 		if w := p.Watchdog; w.Enabled && (w.Detection != 0 || w.Restoration != 0) {
 			notes = append(notes, "junos: PFC watchdog timing keeps the Junos defaults (100 ms polls, detection after 2, 200 ms recovery)")
@@ -202,8 +219,8 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			notes = append(notes, "junos: PFC watchdog action forward has no Junos equivalent; Junos disables and flushes the stuck queue (drop)")
 		}
 	}
-	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
-		notes = append(notes, "junos: PFC headroom, xoff, xon and cable length keep the Junos defaults (shared-buffer partitions are not rendered)")
+	if p.PFCOn() && (p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0) {
+		notes = append(notes, "junos: PFC headroom, xoff and xon are not rendered: Junos sizes headroom from the cable length (shared-buffer partitions are not rendered)")
 	}
 
 	// Schedulers: every class in use gets one (Juniper: a class without a
@@ -253,11 +270,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			set(out, cos, "interfaces", iface, "unit", "0", "classifiers", "dscp", ClassifierDSCP)
 		}
 		if p.PFCOn() {
-			profile := CNProfileDSCP
-			if pcpPFC(port, p) {
-				profile = CNProfilePCP
-			}
-			set(out, cos, "interfaces", iface, "congestion-notification-profile", profile)
+			set(out, cos, "interfaces", iface, "congestion-notification-profile", cnProfile(port, p))
 		}
 	}
 	return &devcfg.Config{
@@ -326,6 +339,45 @@ func fillLevels(sw *intent.Switch) (int, int, error) {
 		return 0, 0, fmt.Errorf("switch %s: ECN fill levels %d..%d %% are not increasing", sw.Name, lo, hi)
 	}
 	return lo, hi, nil
+}
+
+// defaultCableLength is the cable length Junos sizes PFC headroom for when
+// a congestion notification profile sets none.
+const defaultCableLength = 100
+
+// HeadroomFacts: Junos sizes PFC headroom itself from the cable length of
+// the congestion notification profile (100 m by default); explicit buffer
+// values are not rendered.
+var HeadroomFacts = renderers.HeadroomFacts{DefaultCableLength: defaultCableLength, DefaultCableSource: srcCableLength}
+
+// cableOf is the cable length a port's profile carries: its link's, else
+// pfc.cableLength, else the Junos default.
+func cableOf(port intent.Port, p intent.Policy) int {
+	switch {
+	case port.Cable != nil && port.Cable.Length > 0:
+		return port.Cable.Length
+	case p.CableLength > 0:
+		return p.CableLength
+	}
+	return defaultCableLength
+}
+
+// cnProfile is the congestion notification profile of a port: DSCP- or
+// PCP-based, with a _<N>M suffix when its cable differs from the device's
+// length (ROCEFAB_PFC_DSCP_300M).
+func cnProfile(port intent.Port, p intent.Policy) string {
+	name := CNProfileDSCP
+	if pcpPFC(port, p) {
+		name = CNProfilePCP
+	}
+	device := defaultCableLength
+	if p.CableLength > 0 {
+		device = p.CableLength
+	}
+	if c := cableOf(port, p); c != device {
+		name += "_" + strconv.Itoa(c) + "M"
+	}
+	return name
 }
 
 // pcpPFC: the port pauses by IEEE 802.1p, because its RoCE traffic is

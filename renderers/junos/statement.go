@@ -25,7 +25,7 @@ import (
 var valueKeywords = map[string]bool{
 	"mtu": true, "vlan-id": true, "queue-num": true, "pfc-priority": true, "interface-mode": true,
 	"scheduler": true, "drop-profile": true, "priority": true, "percent": true,
-	"802.3ad": true, "version": true, "host-name": true,
+	"802.3ad": true, "version": true, "host-name": true, "cable-length": true,
 }
 
 // valueKeyword reports whether words[i] takes a single value in its

@@ -9,6 +9,14 @@
 // its poll interval); lint warns when the intent sets them (RF131). A
 // running config wrapped by a narrow terminal is refused (ErrWrapped).
 //
+// PFC headroom: Cisco's defaults hold for cables up to 100 m and the pause
+// buffer thresholds are mandatory above. For a cable over 100 m (or a
+// written pfc.xoff, xon or headroom) rocefab renders an input queuing
+// policy, ROCEFAB_INQ, with `pause buffer-size B pause-threshold X
+// resume-threshold X` on the c-in-qN class of each PFC priority, sized for
+// the port that needs the most (intent/headroom), and attaches it under
+// system qos.
+//
 // Trunk VLANs: rocefab owns membership of the lossless VLAN in a RoCE
 // trunk's allowed list, never the list, so a team's storage or management
 // VLANs on a GPU port are neither drift nor removed. It adds the VLAN with

@@ -19,7 +19,21 @@ const (
 	PolicyQoS    = "ROCEFAB_QOS"
 	PolicyNQ     = "ROCEFAB_NQ"
 	PolicyQueues = "ROCEFAB_QUEUING"
+	// PolicyInput is the input queuing policy that carries the pause
+	// buffer thresholds of long cables.
+	PolicyInput = "ROCEFAB_INQ"
 )
+
+// LongCable is the cable length above which Cisco requires the pause
+// buffer thresholds on the no-drop class; up to it the defaults hold.
+const LongCable = 100
+
+// HeadroomFacts: NX-OS sizes no-drop buffers itself for cables up to
+// 100 m and takes rocefab's figures above that, or when written.
+var HeadroomFacts = renderers.HeadroomFacts{
+	DefaultCableLength: LongCable, DefaultCableSource: srcPauseBuffer,
+	RenderedAbove: LongCable, RendersXoff: true,
+}
 
 // MTUCeiling is the Nexus 9000 jumbo maximum.
 const MTUCeiling = 9216
@@ -39,12 +53,20 @@ type queueTemplate struct {
 	queues int
 	nq     string // network-qos class prefix
 	out    string // egress queuing class prefix
+	in     string // ingress queuing class prefix
 }
 
 var (
-	template8q = queueTemplate{queues: 8, nq: "c-8q-nq", out: "c-out-8q-q"}
-	template4q = queueTemplate{queues: 4, nq: "c-nq", out: "c-out-q"}
+	template8q = queueTemplate{queues: 8, nq: "c-8q-nq", out: "c-out-8q-q", in: "c-in-q"}
+	template4q = queueTemplate{queues: 4, nq: "c-nq", out: "c-out-q", in: "c-in-q"}
 )
+
+func (t queueTemplate) inClass(q int) string {
+	if q == 0 {
+		return "class type queuing " + t.in + "-default"
+	}
+	return "class type queuing " + t.in + strconv.Itoa(q)
+}
 
 func (t queueTemplate) nqClass(q int) string {
 	if q == 0 {
@@ -172,8 +194,30 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		}
 	}
 
+	// Long cables: the input queuing policy, defined before system qos
+	// refers to it.
+	pauseBuffer := false
+	if pfc {
+		line, note, err := pauseBufferLine(sw)
+		if err != nil {
+			return nil, err
+		}
+		if line != "" {
+			pauseBuffer = true
+			inq := "policy-map type queuing " + PolicyInput
+			prios := slices.Clone(p.PFCPriorities)
+			slices.Sort(prios)
+			for _, q := range slices.Compact(prios) {
+				t.Add([]string{inq, tpl.inClass(q)}, line)
+			}
+			notes = append(notes, note)
+		}
+	}
 	t.Add([]string{systemQoS}, "service-policy type network-qos "+PolicyNQ)
 	t.Add([]string{systemQoS}, "service-policy type queuing output "+PolicyQueues)
+	if pauseBuffer {
+		t.Add([]string{systemQoS}, "service-policy type queuing input "+PolicyInput)
+	}
 	if pfc && p.Watchdog.Enabled {
 		t.Add(nil, "priority-flow-control watch-dog-interval on")
 		if p.Watchdog.Detection != 0 || p.Watchdog.Restoration != 0 {
@@ -183,14 +227,17 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 			notes = append(notes, "nxos: PFC watchdog action forward has no NX-OS equivalent; NX-OS shuts the stuck queue down (drop)")
 		}
 	}
-	if p.CableLength != 0 || p.Headroom != 0 || p.Xoff != 0 || p.Xon != 0 {
-		notes = append(notes, "nxos: PFC headroom, xoff, xon and cable length keep the platform defaults (pause buffer tuning is only needed above 100 m)")
-	}
 	if p.VLAN != 0 && renderers.HasSwitchedPort(sw.Ports) {
 		t.Add(nil, vlanLine(p.VLAN))
 	}
 
 	scope := ownedScope(sw)
+	single := singletons()
+	if pauseBuffer {
+		scope.Lines = append(scope.Lines, devcfg.LineOwner{Parents: []string{systemQoS}, Prefix: "service-policy type queuing input "})
+		single = append(single, devcfg.Singleton{Name: "system qos queuing input policy", Parents: []string{systemQoS},
+			Prefix: "service-policy type queuing input ", Want: "service-policy type queuing input " + PolicyInput, Marker: Marker})
+	}
 	for _, port := range sw.Ports {
 		member := t.Add(nil, "interface "+port.Name)
 		l3 := member
@@ -220,8 +267,50 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	return &devcfg.Config{
 		Device: sw.Name, Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t,
-		Owned: scope, Singletons: singletons(), Notes: notes,
+		Owned: scope, Singletons: single, Notes: notes,
 	}, nil
+}
+
+// pauseBufferLine is the pause buffer statement of the no-drop input
+// queues, "" when NX-OS keeps its defaults: Cisco makes it mandatory for
+// cables over 100 m, and rocefab renders it too when pfc.xoff, xon or
+// headroom is written. One input policy serves every port, so it is sized
+// for the port that needs the most. NX-OS pauses when the class holds
+// pause-threshold bytes and resumes below resume-threshold; buffer-size
+// less pause-threshold is the headroom for what still arrives (xoff).
+func pauseBufferLine(sw *intent.Switch) (line, note string, err error) {
+	p := sw.Policy
+	h := renderers.Headroom(sw, &HeadroomFacts, MTUCeiling)
+	var long []string
+	for _, ph := range h.Ports {
+		if ph.LengthAssumed == "" && ph.Length > LongCable {
+			long = append(long, ph.Port)
+		}
+	}
+	explicit := p.Xoff != 0 || p.Xon != 0 || p.Headroom != 0
+	if len(long) == 0 && !explicit {
+		return "", "", nil
+	}
+	r, err := renderers.ExplicitReservation(sw, h, MTUCeiling)
+	if err != nil {
+		if len(long) > 0 && !explicit {
+			err = fmt.Errorf("NX-OS needs pause buffer thresholds for the cables over %d m of %s: %w", LongCable, renderers.CompactPortNames(long), err)
+		}
+		return "", "", err
+	}
+	size, pause := r.Size, r.Pause
+	worst, ok := h.Worst()
+	line = fmt.Sprintf("pause buffer-size %d pause-threshold %d resume-threshold %d", size, pause, pause)
+	why := "as pfc.xoff, xon and headroom write"
+	if len(long) > 0 {
+		why = fmt.Sprintf("Cisco requires it for cables over %d m (%s)", LongCable, renderers.CompactPortNames(long))
+	}
+	sized := "the written values"
+	if p.Xoff == 0 && ok {
+		sized = fmt.Sprintf("the %d B xoff %s needs (%s)", worst.Result.Xoff, worst.Port, worst.Inputs(h.ASIC))
+	}
+	note = fmt.Sprintf("nxos: %s on the no-drop input queues of every port, from %s: %s", line, sized, why)
+	return line, note, nil
 }
 
 // queueOrder lists the queues 0..n-1; queue 0 is the default class.

@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/intent/headroom"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
@@ -115,7 +116,7 @@ func addFallback(cfg *devcfg.Config, sw *intent.Switch, cls renderers.TrafficCla
 	cfg.Notes = append(cfg.Notes, fmt.Sprintf("OpenConfig has no PFC model: PFC rendered through the %s fallback (gNMI origin %s, exempt from OpenConfig YANG validation)", name, fb.origin))
 
 	d := fallbackData{Ports: ports, Priorities: cls.Lossless, MTU: l2MTU, PGOf: map[int]int{}, CableLength: p.CableLength,
-		PGMap: strings.EqualFold(sw.ASIC, "mellanox") || strings.EqualFold(sw.ASIC, "barefoot")}
+		PGMap: headroom.Family(sw.ASIC) == "mellanox" || headroom.Family(sw.ASIC) == "barefoot"}
 	var list []string
 	for _, prio := range cls.Lossless {
 		list = append(list, strconv.Itoa(prio))

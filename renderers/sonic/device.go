@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -159,6 +160,7 @@ func Fit(sw *intent.Switch, desired, running *devcfg.Config) error {
 		if p.PFCOn() {
 			desired.Notes = append(desired.Notes, "buffer model traditional"+modelWhy(set)+": buffermgrd writes BUFFER_PG|<port>|"+strings.Join(runs, ",")+
 				" = pg_lossless_<speed>_<cable>_profile itself when pfc_enable changes; rocefab sets pfc_enable and CABLE_LENGTH and leaves those entries to it")
+			desired.Notes = append(desired.Notes, fitCableLengths(sw, desired, dev)...)
 		}
 	}
 
@@ -196,6 +198,77 @@ func Fit(sw *intent.Switch, desired, running *devcfg.Config) error {
 		return fmt.Errorf("the device cannot take this intent, so nothing is pushed to it: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// stockCableLengths are the cable lengths of the stock pg_profile_lookup.ini
+// files (sonic-buildimage device/common/profiles/*/gen/BALANCED and
+// device/mellanox/*/ACS-*: 5m, 40m, 300m).
+var stockCableLengths = []int{5, 40, 300}
+
+var losslessProfileName = regexp.MustCompile(`^pg_lossless_\d+_(\d+)m_profile$`)
+
+// fitCableLengths: the traditional model looks a port's headroom up in the
+// SKU's pg_profile_lookup.ini by speed and cable length, and buffermgrd
+// refuses a length the file lacks ("No PG profile configured for speed
+// ... and cable length ...", sonic-swss cfgmgr/buffermgr.cpp), leaving
+// the port without a lossless profile. So each CABLE_LENGTH is rounded up
+// to the next length the device is known to have: the stock lengths and
+// those of its pg_lossless_<speed>_<cable>_profile entries. More headroom
+// than the cable needs is safe; a cable longer than every known length is
+// written as it is, and the note says the SKU's file must define it.
+func fitCableLengths(sw *intent.Switch, desired *devcfg.Config, dev db) []string {
+	known := slices.Clone(stockCableLengths)
+	for name := range dev["BUFFER_PROFILE"] {
+		if m := losslessProfileName.FindStringSubmatch(name); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
+				known = append(known, n)
+			}
+		}
+	}
+	slices.Sort(known)
+	known = slices.Compact(known)
+	var rounded, beyond []string
+	for _, port := range sw.Ports {
+		k := Key("CABLE_LENGTH", CableLengthKey, port.Name)
+		v, ok := desired.Paths[k]
+		if !ok {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(v.Text(), "m"))
+		if err != nil {
+			continue
+		}
+		i, _ := slices.BinarySearch(known, n)
+		switch {
+		case i == len(known):
+			beyond = append(beyond, fmt.Sprintf("%s %dm", port.Name, n))
+		case known[i] != n:
+			desired.Paths[k] = devcfg.String(strconv.Itoa(known[i]) + "m")
+			rounded = append(rounded, fmt.Sprintf("%s %dm to %dm", port.Name, n, known[i]))
+		}
+	}
+	lengths := make([]string, len(known))
+	for i, n := range known {
+		lengths[i] = strconv.Itoa(n) + "m"
+	}
+	var notes []string
+	if len(rounded) > 0 {
+		notes = append(notes, fmt.Sprintf("CABLE_LENGTH rounded up to a length the device's pg_profile_lookup.ini has (%s): %s; buffermgrd looks headroom up by speed and cable length and refuses any other",
+			strings.Join(lengths, ", "), summary(rounded)))
+	}
+	if len(beyond) > 0 {
+		notes = append(notes, fmt.Sprintf("CABLE_LENGTH longer than every length the device is known to have (%s): %s; buffermgrd leaves those ports without a lossless profile unless the SKU's pg_profile_lookup.ini defines the length",
+			strings.Join(lengths, ", "), summary(beyond)))
+	}
+	return notes
+}
+
+// summary lists a few items and counts the rest.
+func summary(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:3], ", "), len(items)-3)
 }
 
 func modelWhy(set bool) string {

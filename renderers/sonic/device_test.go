@@ -176,6 +176,38 @@ func TestFitBufferModel(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
+	// buffermgrd (traditional) looks headroom up by speed and cable length
+	// in pg_profile_lookup.ini and refuses a length it lacks; the stock
+	// files have 5m, 40m and 300m. examples/basic: Ethernet0 is on 3 m,
+	// Ethernet124 on 30 m.
+	t.Run("traditional rounds cable lengths up to the lookup table", func(t *testing.T) {
+		sw := basicSwitch(t)
+		sw.Ports[1].Cable = &intent.Cable{Length: 1000}
+		sw.Ports[2].Cable = &intent.Cable{Length: 2000}
+		desired, err := fit(t, sw, factory(t, 32, BufferModelTraditional, func(p devcfg.Paths) {
+			// The device already has a 1000 m profile: its file has that length.
+			p[Key("BUFFER_PROFILE", "pg_lossless_100000_1000m_profile", "pool")] = devcfg.String("ingress_lossless_pool")
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for port, want := range map[string]string{"Ethernet0": "5m", "Ethernet124": "40m", "Ethernet4": "1000m", "Ethernet8": "2000m"} {
+			if got := desired.Paths[Key("CABLE_LENGTH", CableLengthKey, port)].Text(); got != want {
+				t.Errorf("CABLE_LENGTH %s = %q, want %q", port, got, want)
+			}
+		}
+		assertNote(t, desired, "CABLE_LENGTH rounded up to a length the device's pg_profile_lookup.ini has (5m, 40m, 300m, 1000m): Ethernet0 3m to 5m, Ethernet124 30m to 40m",
+			"longer than every length the device is known to have (5m, 40m, 300m, 1000m): Ethernet8 2000m")
+	})
+	t.Run("dynamic takes any cable length", func(t *testing.T) {
+		desired, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelDynamic, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := desired.Paths[Key("CABLE_LENGTH", CableLengthKey, "Ethernet0")].Text(); got != "3m" {
+			t.Errorf("CABLE_LENGTH Ethernet0 = %q, want the link's 3m", got)
+		}
+	})
 	t.Run("lossy range over a lossless PG", func(t *testing.T) {
 		_, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelDynamic, func(p devcfg.Paths) {
 			delete(p, Key("BUFFER_PG", "Ethernet0|0", "profile"))

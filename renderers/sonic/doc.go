@@ -75,7 +75,8 @@
 // PORT_QOS_MAP|global dscp_to_tc_map binding (a singleton), and on each
 // RoCE port: PORT mtu, the whole PORT_QOS_MAP entry, QUEUE|port|0..7,
 // BUFFER_PG|port|1..7 and |<run> of its lossless PGs (PG 0 keeps the
-// platform's lossy profile), PFC_WD, CABLE_LENGTH (when set), VLAN_MEMBER
+// platform's lossy profile), PFC_WD, CABLE_LENGTH (when a link or
+// pfc.cableLength sets it), VLAN_MEMBER
 // and PORTCHANNEL_MEMBER. Fit adds any other lossless BUFFER_PG entry of a
 // RoCE port (the stock "3-4" when only PG 3 is lossless), which the plan
 // then removes, and under the traditional model leaves buffermgrd's own
@@ -114,7 +115,11 @@
 //	                                              pfc_enable> = pg_lossless_<speed>_<cable>_profile itself;
 //	                                              sonic-buildimage dockers/docker-orchagent/buffermgrd.sh starts
 //	                                              the dynamic model only for buffer_model "dynamic"
-//	CABLE_LENGTH|AZURE <port> "<n>m"            [sonic-cable-length]; both buffer managers size headroom from it
+//	CABLE_LENGTH|AZURE <port> "<n>m"            [sonic-cable-length]; both buffer managers size headroom from it;
+//	                                              the link's length, else pfc.cableLength; traditional model: rounded
+//	                                              up to a length of pg_profile_lookup.ini (stock 5m, 40m, 300m, and
+//	                                              those of the device's pg_lossless_<speed>_<cable>_profile entries):
+//	                                              buffermgr.cpp refuses a length the file lacks
 //	PFC_WD|<port> action, detection_time,       [sonic-pfcwd] (action drop|forward|alert, detection 100..5000 ms,
 //	  restoration_time                            restoration 100..60000 ms); sonic-utilities `config pfcwd start
 //	                                              --action`; action semantics below

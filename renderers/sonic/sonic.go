@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/intent/headroom"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
@@ -101,8 +102,28 @@ func Attributes() renderers.Attributes {
 			Detection:   renderers.TimeRange{Step: time.Millisecond, Min: wdDetectionMin * time.Millisecond, Max: wdDetectionMax * time.Millisecond, Form: "whole milliseconds"},
 			Restoration: renderers.TimeRange{Step: time.Millisecond, Min: wdRestorationMin * time.Millisecond, Max: wdRestorationMax * time.Millisecond, Form: "whole milliseconds"},
 		},
-		Fit: Fit,
+		Fit:      Fit,
+		Headroom: &HeadroomFacts,
 	}
+}
+
+// DefaultCableLength is the cable length SONiC's SKU templates give a
+// server-facing port (buffers_defaults_t0.j2 default_cable "5m" on
+// NVIDIA's ACS SKUs; buffers_config.j2 torrouter_server 5m).
+const DefaultCableLength = 5
+
+// HeadroomFacts: SONiC's buffer managers size headroom from CABLE_LENGTH;
+// an explicit pfc.xoff is rendered in the static BUFFER_PROFILE.
+var HeadroomFacts = renderers.HeadroomFacts{DefaultCableLength: DefaultCableLength, RendersXoff: true,
+	DefaultCableSource: "sonic-buildimage device/mellanox/*/ACS-*/buffers_defaults_t0.j2 default_cable; files/build_templates/buffers_config.j2 ports2cable"}
+
+// cableLength is a port's CABLE_LENGTH in meters: its link's length, else
+// pfc.cableLength, 0 when neither is written.
+func cableLength(port intent.Port, p intent.Policy) int {
+	if port.Cable != nil && port.Cable.Length > 0 {
+		return port.Cable.Length
+	}
+	return p.CableLength
 }
 
 // noteNULL is the render's buffer note; the plan replaces it with the
@@ -313,7 +334,9 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 
 	pfc := p.PFCOn()
-	pgMap := pfc && (strings.EqualFold(sw.ASIC, "mellanox") || strings.EqualFold(sw.ASIC, "barefoot"))
+	// asic is SONiC's asic_type, or a chip of that family (spectrum-3).
+	family := headroom.Family(sw.ASIC)
+	pgMap := pfc && (family == "mellanox" || family == "barefoot")
 	if pfc {
 		for tc := 0; tc < 8; tc++ {
 			pg := 0
@@ -464,8 +487,10 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 				scope.Paths = append(scope.Paths, EntryKey("BUFFER_PG", key))
 			}
 		}
-		if pfc && p.CableLength > 0 {
-			set("CABLE_LENGTH", CableLengthKey, name, strconv.Itoa(p.CableLength)+"m")
+		// Both buffer managers size a port's headroom from its cable length:
+		// the link's, else pfc.cableLength; else the device keeps its own.
+		if cable := cableLength(port, p); pfc && cable > 0 {
+			set("CABLE_LENGTH", CableLengthKey, name, strconv.Itoa(cable)+"m")
 			scope.Paths = append(scope.Paths, Key("CABLE_LENGTH", CableLengthKey, name))
 		}
 		if watchdog {

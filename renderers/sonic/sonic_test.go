@@ -149,7 +149,11 @@ func TestRenderFacts(t *testing.T) {
 		{"basic", "QUEUE", "Ethernet0|0", "scheduler", SchedulerDefault},
 		{"basic", "BUFFER_PG", "Ethernet0|3", "profile", "NULL"},
 		{"basic", "BUFFER_PG", "Ethernet0|6", "profile", "<absent>"},
-		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "<absent>"},
+		// The links' lengths (examples/basic): 3 m to the host, 30 m to
+		// the spine; an uncabled port keeps the device's own.
+		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "3m"},
+		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet124", "30m"},
+		{"basic", "CABLE_LENGTH", CableLengthKey, "Ethernet4", "<absent>"},
 		{"basic", "PFC_WD", "Ethernet0", "detection_time", "200"},
 		{"basic", "PFC_WD", "Ethernet0", "action", "drop"},
 		{"basic", "PORT", "Ethernet0", "mtu", "9216"},
@@ -165,7 +169,8 @@ func TestRenderFacts(t *testing.T) {
 		{"static-buffers", "BUFFER_PG", "Ethernet0|3", "profile", BufferProfile},
 		{"static-buffers", "BUFFER_PROFILE", BufferProfile, "xoff", "66560"},
 		{"static-buffers", "BUFFER_PROFILE", BufferProfile, "size", "98304"},
-		{"static-buffers", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "5m"},
+		{"static-buffers", "CABLE_LENGTH", CableLengthKey, "Ethernet0", "3m"}, // the link's length wins
+		{"static-buffers", "CABLE_LENGTH", CableLengthKey, "Ethernet4", "5m"}, // pfc.cableLength
 		{"watchdog-times", "PFC_WD", "Ethernet0", "detection_time", "400"},
 		{"watchdog-times", "PFC_WD", "Ethernet0", "restoration_time", "2000"},
 		{"watchdog-times", "PFC_WD", "Ethernet0", "action", "forward"},
@@ -354,6 +359,20 @@ func BenchmarkRenderEncode(b *testing.B) {
 		}
 		if _, err := Encode(cfg); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestASICChip: asic may name a chip; its family decides what SONiC's
+// templates of that asic_type render (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
+// on mellanox and barefoot only).
+func TestASICChip(t *testing.T) {
+	for asic, want := range map[string]bool{"spectrum-3": true, "Spectrum-4": true, "tofino-2": true, "tomahawk-4": false, "broadcom": false} {
+		sw := basicSwitch(t)
+		sw.ASIC = asic
+		cfg := mustRender(t, sw)
+		if _, got := cfg.Paths[Key("PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", MapName, "3")]; got != want {
+			t.Errorf("asic %s: PFC_PRIORITY_TO_PRIORITY_GROUP_MAP rendered %v, want %v", asic, got, want)
 		}
 	}
 }

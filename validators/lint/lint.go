@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/intent/headroom"
 	"github.com/rocefab/rocefab/renderers"
 )
 
@@ -264,6 +265,7 @@ func (c *checker) switchRules(sw *intent.Switch) {
 		}
 	}
 	c.watchdogTimes(sw, e)
+	c.headroom(sw, e)
 	for _, port := range sw.Ports {
 		if pat := e.Attrs.PortPattern; pat != nil && !pat.MatchString(port.Name) {
 			key := fmt.Sprintf("%s|%s", port.At, sw.Platform)
@@ -317,6 +319,129 @@ func (c *checker) watchdogTimes(sw *intent.Switch, e *renderers.Entry) {
 			c.perSwitch(p.Origin(t.field), CodeWatchdogTime, sw.Name, "%v", err)
 		}
 	}
+}
+
+// headroom checks PFC headroom against the delay model (intent/headroom):
+// an explicit xoff a platform renders must hold what every lossless port
+// still receives after it pauses (RF134); all lossless ports together must
+// fit the ASIC's buffer (RF135); where rocefab computes headroom for a
+// check or a render, a speed or length it had to assume is a warning that
+// names the assumption (RF136).
+func (c *checker) headroom(sw *intent.Switch, e *renderers.Entry) {
+	p := sw.Policy
+	if !p.PFCOn() {
+		return
+	}
+	h := e.Headroom(sw)
+	facts := e.Attrs.Headroom
+	if facts == nil {
+		facts = &renderers.HeadroomFacts{}
+	}
+	checkXoff := facts.RendersXoff && p.Xoff > 0
+	needed := func(ph renderers.PortHeadroom) bool {
+		return checkXoff || (facts.RenderedAbove > 0 && ph.Length > facts.RenderedAbove && ph.LengthAssumed == "")
+	}
+	c.headroomAssumptions(sw, e, h, needed)
+	if checkXoff {
+		var short []renderers.PortHeadroom
+		for _, ph := range h.Ports {
+			if ph.Err == nil && ph.Result.Xoff > p.Xoff {
+				short = append(short, ph)
+			}
+		}
+		if len(short) > 0 {
+			w, _ := h.Worst()
+			more := ""
+			if len(short) > 1 {
+				more = fmt.Sprintf(" (%d ports are short: %s)", len(short), renderers.CompactPortNames(portNames(short)))
+			}
+			c.perSwitch(p.Origin("pfc.xoff"), CodeXoffBelowHeadroom, sw.Name,
+				"pfc.xoff %d B is below the %d B port %s still receives after it pauses%s: %s; %s (raise pfc.xoff, or drop it and let the platform size headroom)",
+				p.Xoff, w.Result.Xoff, w.Port, more, w.Inputs(h.ASIC), w.Terms())
+		}
+	}
+	if buf := h.ASIC.Buffer; buf > 0 {
+		if total := h.Total(p); total > buf {
+			assumed := 0
+			for _, ph := range h.Ports {
+				if ph.Assumed() {
+					assumed++
+				}
+			}
+			note := ""
+			if assumed > 0 {
+				note = fmt.Sprintf("; %d of them with an assumed speed or length", assumed)
+			}
+			at := sw.AttrAt(c.r, "asic")
+			if h.ASICFrom == "model" {
+				at = sw.AttrAt(c.r, "model")
+			}
+			prio := "priorities"
+			if h.Priorities == 1 {
+				prio = "priority"
+			}
+			c.perSwitch(at, CodeHeadroomOverBuffer, sw.Name,
+				"%d lossless ports × %d %s need %d B of headroom, more than %s's %d B packet buffer%s (fewer lossless ports or priorities, shorter cables, or a lower speed)",
+				len(h.Ports), h.Priorities, prio, total, h.ASIC.Name, buf, note)
+		}
+	}
+}
+
+// headroomAssumptions warns, once per place to write it, about each speed
+// or length rocefab had to assume for a port whose headroom it computes:
+// a speed not written (or unknown), a link without a length.
+func (c *checker) headroomAssumptions(sw *intent.Switch, e *renderers.Entry, h renderers.SwitchHeadroom, needed func(renderers.PortHeadroom) bool) {
+	type group struct {
+		at    intent.Loc
+		msg   string
+		ports []string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	add := func(at intent.Loc, msg, port string) {
+		key := at.String() + "|" + msg
+		g := byKey[key]
+		if g == nil {
+			g = &group{at: at, msg: msg}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.ports = append(g.ports, port)
+	}
+	for _, ph := range h.Ports {
+		if !needed(ph) {
+			continue
+		}
+		if ph.Err != nil {
+			add(ph.SpeedAt, fmt.Sprintf("headroom not computed: %v", ph.Err), ph.Port)
+			continue
+		}
+		if ph.SpeedAssumed != "" {
+			add(ph.SpeedAt, fmt.Sprintf("%s: headroom computed for %s (write speed on the ports, or portSpeed)",
+				ph.SpeedAssumed, headroom.SpeedText(ph.SpeedMbps)), ph.Port)
+		}
+		// An uncabled port has no link to write a length on: the default
+		// stands, as the plan shows.
+		if ph.LengthAssumed != "" && ph.Cabled {
+			add(ph.LengthAt, fmt.Sprintf("%s: headroom computed for %d m (write the link's length, or pfc.cableLength)",
+				ph.LengthAssumed, ph.Length), ph.Port)
+		}
+	}
+	for _, g := range groups {
+		label := "port"
+		if len(g.ports) > 1 {
+			label = "ports"
+		}
+		c.warnf(g.at, CodeHeadroomAssumed, "switch %s %s %s: %s", sw.Name, label, renderers.CompactPortNames(g.ports), g.msg)
+	}
+}
+
+func portNames(ps []renderers.PortHeadroom) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Port
+	}
+	return out
 }
 
 func (c *checker) hostRules(h *intent.Host) {

@@ -91,6 +91,17 @@ func ruleCases() []ruleCase {
 	junosLink := strings.Replace(gpuLink, "Ethernet1", "et-0/0/0", 1)
 	ocLeaf := strings.NewReplacer("platform: eos", "platform: openconfig\n      transport: gnmi", "192.0.2.11", "192.0.2.11:57400").Replace(eosLeaf)
 	secondHost := gpuHost + strings.NewReplacer("gpu01", "gpu02", "198.51.100.1", "198.51.100.2").Replace(gpuHost)
+	cumulusLeaf := strings.NewReplacer("platform: eos", "platform: cumulus\n      portSpeed: 100G", "Ethernet1-8", "swp1-8").Replace(eosLeaf)
+	cumulusLink := func(length string) string {
+		return strings.Replace(gpuLink, "leaf1:Ethernet1}", "leaf1:swp1"+length+"}", 1)
+	}
+	nxosLeaf := strings.NewReplacer("platform: eos", "platform: nxos", "Ethernet1-8", "Ethernet1/1-8").Replace(eosLeaf)
+	nxosLink := func(length string) string {
+		return strings.Replace(gpuLink, "leaf1:Ethernet1}", "leaf1:Ethernet1/1"+length+"}", 1)
+	}
+	// Spectrum's 13.9 MB buffer holds 64 ports of 1 km cables for one
+	// lossless priority, not for two.
+	spectrumLeaf := strings.NewReplacer("platform: eos", "platform: cumulus\n      asic: spectrum\n      portSpeed: 100G", "Ethernet1-8", "swp1-64").Replace(eosLeaf)
 	return []ruleCase{
 		{code: lint.CodeVLANRange,
 			pass: []fabric{b.with(lossless(" {vlan: 1}")), b.with(lossless(" {vlan: 4094}"))},
@@ -273,6 +284,46 @@ func ruleCases() []ruleCase {
 			fail: []fabric{b.with(func(f *fabric) {
 				f.switches, f.links, f.lossless = junosLeaf, junosLink, " {profile: pfc-only, pfc: {watchdog: {detectionTime: 200ms}}}"
 			})}},
+		// A 100G port on a 300 m cable still receives about 83 KB after it
+		// pauses (intent/headroom); NVUE and NX-OS render an explicit xoff.
+		{code: lint.CodeXoffBelowHeadroom,
+			pass: []fabric{
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = cumulusLeaf, cumulusLink(", length: 300m"), " {profile: pfc-only, pfc: {xoff: 100KB}}"
+				}),
+				// EOS renders no xoff: nothing to check.
+				b.with(lossless(" {profile: pfc-only, pfc: {xoff: 10KB}}")),
+			},
+			fail: []fabric{
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = cumulusLeaf, cumulusLink(", length: 300m"), " {profile: pfc-only, pfc: {xoff: 40KB}}"
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = nxosLeaf+"\n      portSpeed: 100G", nxosLink(", length: 3m"), " {profile: pfc-only, pfc: {xoff: 20KB}}"
+				}),
+			}},
+		{code: lint.CodeHeadroomOverBuffer,
+			pass: []fabric{b.with(func(f *fabric) {
+				f.switches, f.links, f.lossless = spectrumLeaf, cumulusLink(""), " {pfc: {cableLength: 1km}}"
+			})},
+			fail: []fabric{b.with(func(f *fabric) {
+				f.switches, f.links, f.lossless = spectrumLeaf, cumulusLink(""), " {cnp: {priority: 6}, pfc: {priorities: [3, 4], cableLength: 1km}}"
+			})}},
+		{code: lint.CodeHeadroomAssumed,
+			pass: []fabric{
+				b.with(func(f *fabric) { f.switches, f.links = nxosLeaf+"\n      portSpeed: 100G", nxosLink(", length: 300m") }),
+				// Up to 100 m NX-OS sizes headroom itself: nothing computed.
+				b.with(func(f *fabric) { f.switches, f.links = nxosLeaf, nxosLink(", length: 30m") }),
+			},
+			fail: []fabric{
+				b.with(func(f *fabric) { f.switches, f.links = nxosLeaf, nxosLink(", length: 300m") }),
+				b.with(func(f *fabric) {
+					f.switches, f.links = strings.Replace(nxosLeaf, "Ethernet1/1-8", "Ethernet1/1-8\n          speed: unknown", 1), nxosLink(", length: 300m")
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = cumulusLeaf, cumulusLink(""), " {profile: pfc-only, pfc: {xoff: 300KB}}"
+				}),
+			}},
 		{code: lint.CodeSwitchedNeedsVLAN,
 			pass: []fabric{b.with(func(f *fabric) { f.switches = eosLeaf + "\n          mode: routed" })},
 			fail: []fabric{
@@ -553,5 +604,58 @@ func TestBrokenExamples(t *testing.T) {
 				t.Errorf("%s not reported at line %d: %v", code, line, strs(diags))
 			}
 		})
+	}
+}
+
+// TestXoffBelowHeadroom: an explicit xoff below what a port still receives
+// after it pauses names the port, the computed minimum and what it was
+// computed from, where pfc.xoff is written; only the ports short of it are
+// counted.
+func TestXoffBelowHeadroom(t *testing.T) {
+	f := base().with(func(f *fabric) {
+		f.switches = `
+    - name: leaf1
+      platform: cumulus
+      model: SN3700
+      address: 192.0.2.11
+      ports:
+        - {names: swp1-2, speed: 100G}
+        - {names: swp3, speed: 200G}`
+		f.hosts = gpuHost + "\n        - {netdev: ens1f1np1}"
+		f.links = `
+    - {a: gpu01:ens1f0np0, b: leaf1:swp1, length: 3m}
+    - {a: gpu01:ens1f1np1, b: leaf1:swp2, length: 300m}`
+		f.lossless = `
+    profile: pfc-only
+    pfc:
+      xoff: 60KB`
+	})
+	diags := validate(t, f)
+	if len(diags) != 1 {
+		t.Fatalf("want one diagnostic, got:\n%s", strings.Join(strs(diags), "\n"))
+	}
+	d := diags[0]
+	// SN3700 is Spectrum-2 (cell 144). swp2 is 100G over 300 m to a host,
+	// 9022-byte frames from it and 9238 from the switch: SONiC's formula
+	// (intent/headroom) gives cable 37879 B, response 394 quanta = 25216 B,
+	// occupancy 1.028, xoff 87040 B. swp3, uncabled at 200G, is taken at
+	// 100 m: 77824 B. swp1 (3 m) needs 48128 B, below 60 KB.
+	for _, want := range []string{
+		"RF134 error spec.lossless.pfc.xoff:",
+		"switch leaf1: pfc.xoff 60000 B is below the 87040 B port swp2 still receives after it pauses (2 ports are short: swp2-3)",
+		"100G, 300 m, frames 9238/9022 B, Spectrum-2",
+		"cable 37879 B, peer response 25216 B, MAC/PHY 819 B, cell occupancy 1.03",
+	} {
+		if !strings.Contains(d.String(), want) {
+			t.Errorf("diagnostic lacks %q:\n%s", want, d)
+		}
+	}
+	if d.Line != 7 {
+		t.Errorf("reported at line %d, want 7 where pfc.xoff is written: %s", d.Line, d)
+	}
+	// Raising xoff to the largest need clears it.
+	f.lossless = strings.Replace(f.lossless, "60KB", "87040B", 1)
+	if diags := validate(t, f); len(diags) != 0 {
+		t.Errorf("xoff at the minimum still reported:\n%s", strings.Join(strs(diags), "\n"))
 	}
 }

@@ -57,8 +57,18 @@ import (
 
 const (
 	soakRoCEPPS = 400e9 / (4160 * 8) // 400G of 4 KB RoCE frames: 12M packets/s
-	soakQuantum = 65535 * 512 / 400e9
 )
+
+// soakQuantum is how long one pause frame holds a port of dev: 65535
+// quanta of 512 bit times at the port's speed (the intent's, else the
+// detectors' default).
+func soakQuantum(dev *device) float64 {
+	speed := dev.speed
+	if speed <= 0 {
+		speed = DefaultConfig().DefaultSpeed
+	}
+	return 65535 * 512 / speed
+}
 
 type soakDev struct {
 	name     string
@@ -314,7 +324,7 @@ func (f *soakFabric) step() []Reading {
 		dev := &f.topo.devs[k[0]]
 		pt := dev.ports[k[1]]
 		us := uint64(frac * float64(el.Microseconds()))
-		frames := uint64(frac*secs/(soakQuantum/2)) + 2
+		frames := uint64(frac*secs/(soakQuantum(dev)/2)) + 2
 		pc := &f.by[dev.name].inc[k[1]]
 		pc.Prio[3].V[PauseRxMicros] += us
 		pc.Prio[3].V[PauseRx] += frames
@@ -728,7 +738,7 @@ func (f *soakFabric) forcePause(dev, port string, frac float64) {
 		return
 	}
 	us := uint64(extra * float64(el.Microseconds()))
-	frames := uint64(extra * el.Seconds() / (soakQuantum / 2))
+	frames := uint64(extra * el.Seconds() / (soakQuantum(&f.topo.devs[di]) / 2))
 	pc := f.inc(dev, port)
 	pc.Prio[3].V[PauseRxMicros] += us
 	pc.Prio[3].V[PauseRx] += frames

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/rocefab/rocefab/intent"
 )
@@ -248,7 +247,7 @@ func (t *Topology) Ports() int {
 func FromIntent(r *intent.Resolved) (*Topology, error) {
 	devs := make([]DeviceSpec, 0, len(r.Switches)+len(r.Hosts))
 	for _, sw := range r.Switches {
-		ds := DeviceSpec{Name: sw.Name, Policy: PolicyOf(sw.Policy), Speed: ParseSpeed(sw.PortSpeed)}
+		ds := DeviceSpec{Name: sw.Name, Policy: PolicyOf(sw.Policy), Speed: float64(sw.PortSpeed.Mbps) * 1e6}
 		if sw.Spec != nil {
 			ds.Where = sw.Spec.Loc()
 		}
@@ -278,21 +277,3 @@ func FromIntent(r *intent.Resolved) (*Topology, error) {
 	return NewTopology(devs, cables)
 }
 
-// ParseSpeed reads a port speed such as "100G", "400G", "25Gbps" or
-// "1.6T" into bits/s; 0 when it cannot.
-func ParseSpeed(s string) float64 {
-	s = strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "BPS"), "B")
-	mult := map[byte]float64{'M': 1e6, 'G': 1e9, 'T': 1e12}
-	if s == "" {
-		return 0
-	}
-	m, ok := mult[s[len(s)-1]]
-	if !ok {
-		return 0
-	}
-	v, err := strconv.ParseFloat(s[:len(s)-1], 64)
-	if err != nil || v <= 0 {
-		return 0
-	}
-	return v * m
-}

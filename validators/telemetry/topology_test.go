@@ -107,15 +107,6 @@ func TestNewTopologyErrors(t *testing.T) {
 	}
 }
 
-func TestParseSpeed(t *testing.T) {
-	for in, want := range map[string]float64{"100G": 100e9, "400g": 400e9, "25Gbps": 25e9, "1.6T": 1.6e12,
-		"800Gb": 800e9, "": 0, "fast": 0, "G": 0, "-1G": 0, "100": 0} {
-		if got := ParseSpeed(in); got != want {
-			t.Errorf("ParseSpeed(%q) = %g, want %g", in, got, want)
-		}
-	}
-}
-
 func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatal(err)

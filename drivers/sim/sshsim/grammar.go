@@ -148,8 +148,10 @@ var nxosGrammar = grammar{
 		{prefix: "description ", single: true},
 	},
 	"pmap-c-que": concat(
+		// An input queuing class carries the no-drop pause buffer (Cisco
+		// N9K QoS guide, Configuring Priority Flow Control).
 		single("priority level ", "bandwidth remaining percent ", "bandwidth percent ", "random-detect ",
-			"shape ", "queue-limit ", "afd queue-desired "),
+			"shape ", "queue-limit ", "afd queue-desired ", "pause buffer-size "),
 		leaf("priority"),
 	),
 	"pmap-nqos": {
