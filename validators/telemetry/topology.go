@@ -276,4 +276,3 @@ func FromIntent(r *intent.Resolved) (*Topology, error) {
 	}
 	return NewTopology(devs, cables)
 }
-
