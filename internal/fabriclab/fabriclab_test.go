@@ -121,7 +121,7 @@ func TestExampleBuildsAndCleansUp(t *testing.T) {
 		if out := l.Run("leaf1", "ip", "route", "show", "198.51.100.0/24"); !strings.Contains(out, "nhid 10") {
 			t.Errorf("leaf1 should reach leaf2's hosts over the nexthop group: %s", out)
 		}
-		if out := l.Run("leaf2", "sysctl", "-n", "net.ipv4.fib_multipath_hash_policy"); strings.TrimSpace(out) != "1" {
+		if out := l.Run("leaf2", "cat", "/proc/sys/net/ipv4/fib_multipath_hash_policy"); strings.TrimSpace(out) != "1" {
 			t.Errorf("leaf2 hashes on %s, want L4 (1)", out)
 		}
 	})

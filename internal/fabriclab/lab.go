@@ -49,6 +49,16 @@ func Build(t testing.TB, topo *Topology) *Lab {
 		case "link":
 			netnstest.Veth(t, l.NS[s.A.Node], s.A.Iface, l.NS[s.B.Node], s.B.Iface, s.MTU)
 		case "run":
+			if kv, ok := sysctlWrites(s.Args); ok {
+				// Written from Go, as up.sh's sysctl would: the tests need
+				// no sysctl binary (procps) on the machine.
+				for _, n := range s.Nodes {
+					for _, w := range kv {
+						l.NS[n].Sysctl(t, w[0], w[1])
+					}
+				}
+				continue
+			}
 			for _, n := range s.Nodes {
 				if out, err := l.NS[n].Try(s.Args...); err != nil {
 					t.Fatalf("topology line %d on %s: %s: %v\n%s", s.Line, n, strings.Join(s.Args, " "), err, out)
@@ -144,4 +154,26 @@ func portUnreachable(dst netip.Addr) error {
 		return errors.New("something answers on the discard port")
 	}
 	return err
+}
+
+// sysctlWrites reads a "sysctl [-q] [-w] key=value..." step into its
+// writes; ok is false for any other command or a sysctl that reads.
+func sysctlWrites(args []string) (kv [][2]string, ok bool) {
+	if len(args) < 2 || args[0] != "sysctl" {
+		return nil, false
+	}
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			if strings.Trim(a, "-qw") != "" {
+				return nil, false
+			}
+			continue
+		}
+		k, v, found := strings.Cut(a, "=")
+		if !found {
+			return nil, false
+		}
+		kv = append(kv, [2]string{k, v})
+	}
+	return kv, len(kv) > 0
 }
