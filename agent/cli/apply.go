@@ -113,9 +113,10 @@ are confirmed only if the probe passes.`,
 			if err != nil {
 				return err
 			}
+			a.classify(p, res)
 		}
 		if format == "text" {
-			if err := compliance.WriteText(a.stdout, p); err != nil {
+			if err := compliance.WriteTextView(a.stdout, p, a.planView(nil)); err != nil {
 				return err
 			}
 		}

@@ -30,6 +30,7 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 	out := cmd.Flags().String("out", "", "save the plan to FILE, to run exactly with: rocefab apply FILE")
 	detailed := cmd.Flags().Bool("detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
 	devices := cmd.Flags().StringSlice("device", nil, "plan only these devices")
+	vf := addViewFlags(cmd)
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
@@ -49,7 +50,7 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 			}
 			fmt.Fprintf(a.stderr, "plan saved to %s; apply it with: rocefab apply %s\n", *out, *out)
 		}
-		if err := writePlan(a, format, p); err != nil {
+		if err := writePlan(a, format, p, a.planView(vf)); err != nil {
 			return err
 		}
 		return planExit(p, *detailed)
@@ -68,6 +69,7 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 	output := outputFlag(cmd, "text", "json", "markdown")
 	detailed := cmd.Flags().Bool("detailed-exitcode", false, "exit 0 when compliant, 2 with drift, 1 on error")
 	devices := cmd.Flags().StringSlice("device", nil, "check only these devices")
+	vf := addViewFlags(cmd)
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
@@ -87,7 +89,7 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 		if err != nil {
 			return err
 		}
-		if err := writePlan(a, format, p); err != nil {
+		if err := writePlan(a, format, p, a.planView(vf)); err != nil {
 			return err
 		}
 		return planExit(p, *detailed)
@@ -106,17 +108,22 @@ func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, de
 		return nil, err
 	}
 	eng := a.engine(df, a.newFleetHosts(res, args), args...)
-	return check(eng, cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: devices})
+	p, err := check(eng, cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: devices})
+	if err != nil {
+		return nil, err
+	}
+	a.classify(p, res)
+	return p, nil
 }
 
-func writePlan(a *app, format string, p *compliance.Plan) error {
+func writePlan(a *app, format string, p *compliance.Plan, v compliance.View) error {
 	switch format {
 	case "json":
 		return compliance.WriteJSON(a.stdout, p)
 	case "markdown":
-		return compliance.WriteMarkdown(a.stdout, p)
+		return compliance.WriteMarkdownView(a.stdout, p, v)
 	}
-	return compliance.WriteText(a.stdout, p)
+	return compliance.WriteTextView(a.stdout, p, v)
 }
 
 // planExit: 1 when any device failed; with --detailed-exitcode, 2 when
