@@ -622,7 +622,11 @@ func (c *checker) probe() {
 	for _, pair := range p.List {
 		for _, end := range []struct{ field, name string }{{"from", pair.From}, {"to", pair.To}} {
 			if c.r.Host(end.name) == nil {
-				c.errorf(pair.At(end.field), CodeProbeSettings, "probe pair names %q, which is not a host", end.name)
+				var hosts []string
+				for _, h := range c.r.Hosts {
+					hosts = append(hosts, h.Name)
+				}
+				c.errorf(pair.At(end.field), CodeProbeSettings, "probe pair names %q, which is not a host%s", end.name, suggest(end.name, hosts))
 			}
 		}
 	}
