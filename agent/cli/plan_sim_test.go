@@ -158,7 +158,7 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 	}
 
 	before := c.fleet.Configs()
-	code, _, errOut = c.run("no\n", "rollback", rep.ID)
+	code, _, errOut = c.run("no\n", "rollback", rep.ID, "--allow-disruptive")
 	if code != ExitFailure || !strings.Contains(errOut, "Rollback cancelled.") ||
 		!strings.Contains(errOut, "Roll back the devices of run "+rep.ID+" (") || !strings.Contains(errOut, "? Only 'yes' will be accepted: ") {
 		t.Fatalf("rollback answered 'no': exit %d\n%s", code, errOut)
@@ -168,7 +168,13 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 			t.Fatalf("a cancelled rollback changed %s", name)
 		}
 	}
-	// Restoring MTU and PFC settings flaps links, as changing them does.
+	// Restoring MTU and PFC settings flaps links, as changing them does:
+	// refused before the question, which is never asked.
+	code, out, errOut = c.run("yes\n", "rollback", rep.ID)
+	if code != ExitFailure || !strings.Contains(out, "refused without --allow-disruptive") ||
+		!strings.Contains(errOut, "Nothing can be rolled back without --allow-disruptive.") || strings.Contains(errOut, "Only 'yes'") {
+		t.Fatalf("rollback without --allow-disruptive: exit %d\n%s%s", code, out, errOut)
+	}
 	out = c.want(ExitFailure, "", "rollback", rep.ID, "--auto-approve")
 	if !strings.Contains(out, "refused") || !strings.Contains(out, "--allow-disruptive") {
 		t.Fatalf("rollback without --allow-disruptive:\n%s", out)

@@ -122,6 +122,12 @@ real RoCEv2 traffic, and watches for drift.`,
 		root.AddCommand(f(a))
 	}
 	recordProbeRuns(a, root)
+	// Newer commands are listed here rather than registered from init().
+	root.AddCommand(newShowCommand(a))
+	// Cobra's completion commands take their output when they are made.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	a.finishTree(root)
 	return root
 }
 

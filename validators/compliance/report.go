@@ -727,3 +727,26 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// ChangeLines are a device's changes as the text report prints them
+// (grouped, in the platform's form, breaking ones first in a drift), one
+// string per line, without colour: for reports in other formats (JUnit).
+func ChangeLines(kind string, d DevicePlan, v View) []string {
+	pv := v.platform(d.Platform)
+	lines := ReviewLines(d, pv)
+	if kind == "drift" {
+		sort.SliceStable(lines, func(i, j int) bool { return lines[i].Effect.Rank() > lines[j].Effect.Rank() })
+	}
+	var b strings.Builder
+	for _, g := range GroupLines(lines, pv.Port) {
+		writeTextGroup(&b, g, false)
+	}
+	text := strings.TrimRight(b.String(), "\n")
+	if text == "" {
+		return nil
+	}
+	return strings.Split(text, "\n")
+}
+
+// Headline is a device's one-line state, as the text report heads it.
+func Headline(d DevicePlan) string { return deviceHeadline(d) }

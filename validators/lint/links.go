@@ -6,62 +6,91 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/consistency"
 )
 
-// linkEnds checks both ends of every cable. The lossless class must be the
-// same hop by hop: a switch that pauses priority 4 while its neighbour
-// sends RoCE on 3, or that classifies another DSCP, makes the path lossy
-// there whatever each switch's own configuration says (RF141). A host NIC
-// and its switch port are compared as the consistency check compares them
-// on live hosts, with the settings rocefab renders for the host (RF142).
+// LinkFinding is one disagreement between the two ends of a cable.
+type LinkFinding struct {
+	Severity intent.Severity
+	// Field is the lossless field the ends disagree on (switch links).
+	Field string
+	// At is where to fix it: the override that made the ends differ, else
+	// the cable.
+	At      intent.Loc
+	Message string
+}
+
+// linkEnds checks both ends of every cable (CheckLink) and reports what
+// they disagree on: RF135 for two switches, RF136 for a host and its port.
 func (c *checker) linkEnds() {
 	for _, l := range c.r.Links {
+		var settings *devcfg.HostSettings
 		if l.HostEnd != nil {
-			continue
+			var ok bool
+			if settings, ok = c.hostSettings[l.HostEnd.Device]; !ok {
+				continue // the host did not render: RF134
+			}
 		}
-		a, b := c.r.Switch(l.A.Device), c.r.Switch(l.B.Device)
-		if a == nil || b == nil {
-			continue
+		code := CodeLinkEnds
+		if l.HostEnd != nil {
+			code = CodeHostLink
 		}
-		c.switchLink(l, a, b)
-	}
-	for _, h := range c.r.Hosts {
-		settings, ok := c.hostSettings[h.Name]
-		if !ok {
-			continue // it did not render: RF137
-		}
-		findings, err := consistency.CheckHost(c.r, c.reg, h, settings)
-		if err != nil {
-			continue // a render or platform problem, reported elsewhere
-		}
-		for _, f := range findings {
-			at := c.hostLinkAt(h, f.NIC)
-			key := fmt.Sprintf("hl|%s|%s", at, f.Message)
+		for _, f := range CheckLink(c.r, c.reg, l, settings) {
+			key := fmt.Sprintf("le|%s|%s", f.At, f.Message)
 			if c.seen[key] {
 				continue
 			}
 			c.seen[key] = true
-			if f.Severity == consistency.Error {
-				c.errorf(at, CodeHostLink, "%s", f.Message)
+			if f.Severity == intent.SeverityError {
+				c.errorf(f.At, code, "%s", f.Message)
 			} else {
-				c.warnf(at, CodeHostLink, "%s", f.Message)
+				c.warnf(f.At, code, "%s", f.Message)
 			}
 		}
 	}
 }
 
-// hostLinkAt is the cable of a host NIC, where a disagreement is reported.
-func (c *checker) hostLinkAt(h *intent.Host, nic string) intent.Loc {
-	for _, l := range c.r.Links {
-		if l.HostEnd != nil && l.HostEnd.Device == h.Name && l.HostEnd.Port == nic {
-			return l.At
+// CheckLink compares the two ends of one cable. The lossless class must be
+// the same hop by hop: a switch that pauses priority 4 while its neighbour
+// sends RoCE on 3, or that classifies another DSCP, makes the path lossy
+// there whatever each switch's own configuration says. A host NIC and its
+// switch port are compared as the consistency check compares them on live
+// hosts, with the host's settings given (rendered or read back; nil
+// renders them).
+func CheckLink(r *intent.Resolved, reg *renderers.Registry, l intent.Link, settings *devcfg.HostSettings) []LinkFinding {
+	if l.HostEnd != nil {
+		h := r.Host(l.HostEnd.Device)
+		if h == nil {
+			return nil
 		}
+		findings, err := consistency.CheckHost(r, reg, h, settings)
+		if err != nil {
+			return []LinkFinding{{Severity: intent.SeverityError, At: l.At, Message: err.Error()}}
+		}
+		var out []LinkFinding
+		for _, f := range findings {
+			if f.NIC != l.HostEnd.Port {
+				continue
+			}
+			sev := intent.SeverityError
+			if f.Severity != consistency.Error {
+				sev = intent.SeverityWarning
+			}
+			out = append(out, LinkFinding{Severity: sev, Field: f.Code, At: l.At, Message: f.Message})
+		}
+		return out
 	}
-	return h.Spec.At("nics")
+	a, b := r.Switch(l.A.Device), r.Switch(l.B.Device)
+	if a == nil || b == nil {
+		return nil
+	}
+	return switchLink(reg, l, a, b)
 }
 
-func (c *checker) switchLink(l intent.Link, a, b *intent.Switch) {
+func switchLink(reg *renderers.Registry, l intent.Link, a, b *intent.Switch) []LinkFinding {
+	var out []LinkFinding
 	pa, pb := a.Policy, b.Policy
 	ends := fmt.Sprintf("link %s – %s", l.A, l.B)
 	// where points at the override that made the ends differ: the end
@@ -78,13 +107,8 @@ func (c *checker) switchLink(l intent.Link, a, b *intent.Switch) {
 		return l.At
 	}
 	report := func(field, format string, args ...any) {
-		at := where(field)
-		key := fmt.Sprintf("le|%s|%s|%s|%s", at, field, a.Name, b.Name)
-		if c.seen[key] {
-			return
-		}
-		c.seen[key] = true
-		c.errorf(at, CodeLinkEnds, "%s: "+format, append([]any{ends}, args...)...)
+		out = append(out, LinkFinding{Severity: intent.SeverityError, Field: field, At: where(field),
+			Message: fmt.Sprintf("%s: "+format, append([]any{ends}, args...)...)})
 	}
 	if pa.NoDropPriority != pb.NoDropPriority {
 		report("noDropPriority", "%s carries RoCE on no-drop priority %d but %s on %d: the class is lossy across this hop",
@@ -116,22 +140,25 @@ func (c *checker) switchLink(l intent.Link, a, b *intent.Switch) {
 	if pa.ECNOn() != pb.ECNOn() || pa.PFCOn() != pb.PFCOn() {
 		report("profile", "%s runs profile %s but %s runs %s: congestion is handled differently on each end", a.Name, pa.Profile, b.Name, pb.Profile)
 	}
-	c.linkMTU(l, a, b, ends)
+	if f, ok := linkMTU(reg, l, a, b, ends); ok {
+		out = append(out, f)
+	}
+	return out
 }
 
 // linkMTU warns when the two ends of a switch link have different L3 MTUs
 // and at least one was written: routers drop or refuse the packets between
 // the two sizes. Two ends at their platform's "max" differ by design (EOS
 // 9214, NX-OS 9216) and are not reported; RF106 guards RoCE's own packets.
-func (c *checker) linkMTU(l intent.Link, a, b *intent.Switch, ends string) {
-	ea, err1 := c.reg.Lookup(a.Platform)
-	eb, err2 := c.reg.Lookup(b.Platform)
+func linkMTU(reg *renderers.Registry, l intent.Link, a, b *intent.Switch, ends string) (LinkFinding, bool) {
+	ea, err1 := reg.Lookup(a.Platform)
+	eb, err2 := reg.Lookup(b.Platform)
 	if err1 != nil || err2 != nil {
-		return
+		return LinkFinding{}, false
 	}
 	ma, mb := ea.SwitchMTU(a.Policy), eb.SwitchMTU(b.Policy)
 	if ma == mb || (a.Policy.SwitchMTU.Max && b.Policy.SwitchMTU.Max) {
-		return
+		return LinkFinding{}, false
 	}
 	at := l.At
 	if loc, ok := a.Policy.Written("mtu.switch"); ok && !a.Policy.SwitchMTU.Max {
@@ -139,12 +166,8 @@ func (c *checker) linkMTU(l intent.Link, a, b *intent.Switch, ends string) {
 	} else if loc, ok := b.Policy.Written("mtu.switch"); ok {
 		at = loc
 	}
-	key := fmt.Sprintf("lm|%s|%s|%s", at, a.Name, b.Name)
-	if c.seen[key] {
-		return
-	}
-	c.seen[key] = true
-	c.warnf(at, CodeLinkEnds, "%s: %s has MTU %d but %s has %d: packets between the two sizes are dropped on one end (make both ends the same)", ends, a.Name, ma, b.Name, mb)
+	return LinkFinding{Severity: intent.SeverityWarning, Field: "mtu.switch", At: at,
+		Message: fmt.Sprintf("%s: %s has MTU %d but %s has %d: packets between the two sizes are dropped on one end (make both ends the same)", ends, a.Name, ma, b.Name, mb)}, true
 }
 
 func prioList(p intent.Policy) string {
