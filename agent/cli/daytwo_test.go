@@ -15,6 +15,7 @@ import (
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/internal/junit"
+	"github.com/rocefab/rocefab/validators/probe"
 )
 
 // TestEveryCommandHasExamples walks the whole command tree, cobra's own
@@ -250,5 +251,26 @@ func TestVersion(t *testing.T) {
 	}
 	if code, _, _ := runCLI(t, "", "version", "extra"); code != ExitUsage {
 		t.Fatalf("version with an argument: exit %d", code)
+	}
+}
+
+// TestProbeJUnit: a pair with an error finding is a failure naming it,
+// warnings are output, and the XML parses.
+func TestProbeJUnit(t *testing.T) {
+	rep := &probe.Report{SchemaVersion: probe.SchemaVersion, Verdict: probe.VerdictFail,
+		Pairs: []probe.PairResult{{From: "h1", To: "h2", Verdict: probe.VerdictPass}, {From: "h1", To: "h4", Verdict: probe.VerdictFail}},
+		Findings: []probe.Finding{
+			{Code: probe.CodeReordering, Severity: probe.SeverityWarning, Pair: "h1 -> h2", Message: "3 packets arrived out of order"},
+			{Code: probe.CodeNoPath, Severity: probe.SeverityError, Pair: "h1 -> h4", Message: "packets do not get to h4: the path stops after hop 2"},
+		}}
+	var b strings.Builder
+	if err := writeProbeJUnit(&b, &probeOutput{Report: rep}); err != nil {
+		t.Fatal(err)
+	}
+	doc := parseJUnit(t, b.String())
+	cs := doc.Suites[0].Cases
+	if doc.Tests != 2 || doc.Failures != 1 || cs[0].Failure != nil || !strings.Contains(cs[0].SystemOut, "reordering") ||
+		cs[1].Failure == nil || cs[1].Failure.Type != "no_path" || !strings.Contains(cs[1].Failure.Message, "the path stops after hop 2") {
+		t.Fatalf("probe junit: %+v", doc)
 	}
 }

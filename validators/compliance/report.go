@@ -109,6 +109,13 @@ func SummaryLines(p *Plan) []string {
 	for _, f := range facts {
 		out = append(out, "  "+f)
 	}
+	quiet := true
+	for _, pl := range platforms {
+		quiet = quiet && pl.changes == 0 && pl.problems == 0
+	}
+	if quiet {
+		return out // nothing to tell platform by platform
+	}
 	for _, pl := range platforms {
 		line := fmt.Sprintf("  %-11s %4d device(s), %d with changes, %d change(s)", orDash(pl.name)+":", pl.devices, pl.changed, pl.changes)
 		if pl.breaks > 0 {
