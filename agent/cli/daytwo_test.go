@@ -274,3 +274,27 @@ func TestProbeJUnit(t *testing.T) {
 		t.Fatalf("probe junit: %+v", doc)
 	}
 }
+
+// TestColourOnATerminalOnly: never into a pipe or a file, never with
+// NO_COLOR.
+func TestColourOnATerminalOnly(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if (&app{stdout: w}).colorOut() {
+		t.Error("colour into a pipe")
+	}
+	if (&app{stdout: &strings.Builder{}}).colorOut() {
+		t.Error("colour into a buffer")
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		t.Setenv("NO_COLOR", "1")
+		if (&app{stdout: tty}).colorOut() {
+			t.Error("colour with NO_COLOR set")
+		}
+	}
+}

@@ -226,3 +226,30 @@ func TestMarkdownFitsAnyFleet(t *testing.T) {
 		}
 	}
 }
+
+// TestColourOnlyWhenAsked: the text plan has ANSI colours only with
+// View.Color (the CLI sets it on a terminal without NO_COLOR); Markdown
+// never.
+func TestColourOnlyWhenAsked(t *testing.T) {
+	p := samplePlan("drift")
+	var plain, coloured, md bytes.Buffer
+	if err := WriteTextView(&plain, p, View{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTextView(&coloured, p, View{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdownView(&md, p, View{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "\x1b[") || strings.Contains(md.String(), "\x1b[") {
+		t.Fatal("colour without View.Color, or in Markdown")
+	}
+	if !strings.Contains(coloured.String(), "\x1b[1m\x1b[31mbreaks lossless\x1b[0m") || !strings.Contains(coloured.String(), "\x1b[32m+\x1b[0m") {
+		t.Fatalf("no colour with View.Color:\n%q", coloured.String())
+	}
+	// Without the escapes the coloured text is the plain one.
+	if stripped := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(coloured.String(), ""); stripped != plain.String() {
+		t.Fatalf("colour changed the text")
+	}
+}

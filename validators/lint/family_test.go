@@ -35,11 +35,20 @@ func familyIntent(r *rand.Rand, pl familyPlatform) string {
 	mode := []string{"routed", "trunk", "access"}[r.IntN(3)]
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: rocefab.io/v1alpha1\nkind: Fabric\nmetadata: {name: family}\nspec:\n  lossless:\n    profile: %s\n", profile)
-	if mode != "routed" || r.IntN(2) == 0 {
+	if mode != "routed" {
 		fmt.Fprintf(&b, "    vlan: %d\n", 100+r.IntN(3000))
 	}
-	if r.IntN(2) == 0 {
+	vlan := mode != "routed" || r.IntN(2) == 0
+	switch {
+	case vlan && mode == "trunk" && r.IntN(3) == 0 && pl.name != "linux" && pl.name != "openconfig":
+		// PCP needs tagged frames: trunks only. OpenConfig classifiers
+		// match DSCP only, which validate refuses (RF134, tested below).
+		b.WriteString("    trust: pcp\n")
+	case r.IntN(2) == 0:
 		b.WriteString("    trust: dscp\n")
+	}
+	if r.IntN(3) == 0 {
+		fmt.Fprintf(&b, "    noDropPriority: %d\n", []int{3, 4, 2}[r.IntN(3)])
 	}
 	if r.IntN(2) == 0 {
 		fmt.Fprintf(&b, "    cnp: {dscp: %d, priority: %d}\n", []int{46, 48, 40}[r.IntN(3)], []int{6, 7}[r.IntN(2)])
@@ -68,14 +77,21 @@ func familyIntent(r *rand.Rand, pl familyPlatform) string {
 			fmt.Fprintf(&b, "      cableLength: %dm\n", []int{5, 40, 100, 300}[r.IntN(4)])
 			accept = append(accept, "pfc.cableLength")
 		}
+		if r.IntN(4) == 0 {
+			// Explicit buffers, in whole kilobytes, xoff well above the
+			// ECN minimum (RF105).
+			fmt.Fprintf(&b, "      headroom: %dKB\n      xoff: %dKB\n      xon: %dKB\n", 200+r.IntN(200), 1100+r.IntN(100), 20+r.IntN(20))
+			accept = append(accept, "pfc.headroom", "pfc.xoff", "pfc.xon")
+		}
 		switch r.IntN(3) {
 		case 0:
 			b.WriteString("      watchdog: {enabled: false}\n")
 		case 1:
 			// Times every platform that renders them can take: whole
 			// hundreds of milliseconds.
-			fmt.Fprintf(&b, "      watchdog: {detectionTime: %dms, restorationTime: %dms}\n", 100*(2+r.IntN(8)), 100*(4+r.IntN(20)))
-			accept = append(accept, "pfc.watchdog.detectionTime", "pfc.watchdog.restorationTime")
+			action := []string{"drop", "forward"}[r.IntN(2)]
+			fmt.Fprintf(&b, "      watchdog: {detectionTime: %dms, restorationTime: %dms, action: %s}\n", 100*(2+r.IntN(8)), 100*(4+r.IntN(20)), action)
+			accept = append(accept, "pfc.watchdog.detectionTime", "pfc.watchdog.restorationTime", "pfc.watchdog.action")
 		}
 	}
 	fmt.Fprintf(&b, "    mtu: {switch: %s, host: %d}\n", []string{"max", "9000"}[r.IntN(2)], []int{9000, 4200, 8000}[r.IntN(3)])
@@ -184,6 +200,13 @@ spec:
     - {name: leaf2, group: junos-leaves, address: 192.0.2.12, ports: [{names: et-0/0/0-3}]}
     - {name: leaf3, group: junos-leaves, address: 192.0.2.13, ports: [{names: et-0/0/0-3}]}
 `, "RF137 error spec.lossless.ecn.minThreshold: 3 switches (leaf1, leaf2, ...): junos cannot render ecn.minThreshold 200000 bytes: ECN minimum 200000 bytes is 1.333 % of the 15000000-byte queue buffer"},
+		{"OpenConfig cannot classify by PCP", lint.CodeRender, `apiVersion: rocefab.io/v1alpha1
+kind: Fabric
+spec:
+  lossless: {vlan: 100, trust: pcp}
+  switches:
+    - {name: spine-oc, platform: openconfig, transport: gnmi, address: 192.0.2.31, openconfig: {pfcFallback: {platform: eos}}, ports: [{names: Ethernet1-4, mode: trunk}]}
+`, "RF137 error spec.lossless.trust: switch spine-oc: openconfig cannot render trust pcp"},
 		{"cable length NX-OS keeps its own", lint.CodeNotRendered, `apiVersion: rocefab.io/v1alpha1
 kind: Fabric
 spec:
@@ -226,7 +249,7 @@ spec:
 		})
 	}
 	// Accepted, the platform's own cable length is no error.
-	_, diags := lint.ValidateBytes(reg, "f.yaml", []byte(strings.Replace(cases[1].yaml, "{pfc: {cableLength: 300m}}", "{pfc: {cableLength: 300m}, platformDefaults: [pfc.cableLength]}", 1)))
+	_, diags := lint.ValidateBytes(reg, "f.yaml", []byte(strings.Replace(cases[2].yaml, "{pfc: {cableLength: 300m}}", "{pfc: {cableLength: 300m}, platformDefaults: [pfc.cableLength]}", 1)))
 	if len(diags) > 0 {
 		t.Fatalf("accepted with platformDefaults, still: %v", strs(diags))
 	}

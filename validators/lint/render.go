@@ -50,7 +50,10 @@ var policyFields = []policyField{
 	}, func(p intent.Policy) string { return fmt.Sprint(p.NoDropPriority) }, false, always},
 	{"roceDscp", func(p *intent.Policy, d intent.Policy) { p.RoCEDSCP = d.RoCEDSCP }, func(p intent.Policy) string { return fmt.Sprint(p.RoCEDSCP) }, false, always},
 	{"trust", func(p *intent.Policy, d intent.Policy) { p.Trust = d.Trust }, func(p intent.Policy) string { return p.Trust }, false, always},
-	{"cnp.dscp", func(p *intent.Policy, d intent.Policy) { p.CNPDSCP = d.CNPDSCP }, func(p intent.Policy) string { return fmt.Sprint(p.CNPDSCP) }, true, ecnOn},
+	// Switches that trust PCP classify CNPs by priority: their DSCP is the
+	// hosts' business there.
+	{"cnp.dscp", func(p *intent.Policy, d intent.Policy) { p.CNPDSCP = d.CNPDSCP }, func(p intent.Policy) string { return fmt.Sprint(p.CNPDSCP) }, true,
+		func(p intent.Policy) bool { return p.ECNOn() && p.Trust != "pcp" }},
 	{"cnp.priority", func(p *intent.Policy, d intent.Policy) { p.CNPPriority = d.CNPPriority }, func(p intent.Policy) string { return fmt.Sprint(p.CNPPriority) }, true, ecnOn},
 	{"ecn.minThreshold", func(p *intent.Policy, d intent.Policy) { p.ECNMin = d.ECNMin }, func(p intent.Policy) string { return bytesText(p.ECNMin) }, true, ecnOn},
 	{"ecn.maxThreshold", func(p *intent.Policy, d intent.Policy) { p.ECNMax = d.ECNMax }, func(p intent.Policy) string { return bytesText(p.ECNMax) }, true, ecnOn},
