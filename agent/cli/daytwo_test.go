@@ -160,7 +160,7 @@ func parseJUnit(t *testing.T, data string) junit.Suites {
 // reads: a failing diagnostic, a drifted device are failures naming what
 // is wrong.
 func TestJUnitOutput(t *testing.T) {
-	code, out, _ := runCLI(t, "", "validate", "--output", "junit", filepath.Join(examplesDir, "broken", "RF135.yaml"), filepath.Join(examplesDir, "basic"))
+	code, out, _ := runCLI(t, "", "validate", "--output", "junit", filepath.Join(examplesDir, "broken", "RF138.yaml"), filepath.Join(examplesDir, "basic"))
 	if code != ExitFailure {
 		t.Fatalf("validate: exit %d", code)
 	}
@@ -217,7 +217,7 @@ func TestShowDeviceAndLink(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Link leaf1:swp3 – spine1:swp1") || !strings.Contains(out, "Verdict: consistent") {
 		t.Fatalf("show --link: exit %d\n%s", code, out)
 	}
-	broken := filepath.Join(examplesDir, "broken", "RF135.yaml")
+	broken := filepath.Join(examplesDir, "broken", "RF138.yaml")
 	code, out, _ = runCLI(t, "", "show", "--link", "spine1:Ethernet2", "--intent", broken)
 	if code != ExitFailure || !regexp.MustCompile(`no-drop priority +4 +3   <- differs`).MatchString(out) || !strings.Contains(out, "Verdict: INCONSISTENT") {
 		t.Fatalf("show --link on a broken link: exit %d\n%s", code, out)

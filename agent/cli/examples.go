@@ -32,6 +32,9 @@ var commandExamples = map[string]string{
   rocefab apply fabric/ --canary 2 --verify --confirm-timeout 5m`,
 	"rocefab rollback": `  rocefab rollback 20261130T004658.123456Z-f62c0a
   rocefab rollback 20261130T004658.123456Z-f62c0a --allow-disruptive --auto-approve`,
+	"rocefab runs": `  rocefab runs
+  rocefab runs --kind apply,rollback --output json
+  rocefab runs 20261130T004658.123456Z-f62c0a`,
 	"rocefab probe": `  rocefab probe fabric/
   rocefab probe fabric/ --output markdown
   rocefab probe --mesh fabric/ --flows-per-link 3
@@ -112,8 +115,10 @@ func (a *app) registerCompletions(root *cobra.Command) {
 			c.ValidArgsFunction = completeIntentPaths
 		}
 	}
-	if c := find("rollback"); c != nil {
-		c.ValidArgsFunction = a.completeRunIDs()
+	for _, name := range []string{"rollback", "runs"} {
+		if c := find(name); c != nil {
+			c.ValidArgsFunction = a.completeRunIDs()
+		}
 	}
 	// --host and --to take the hosts of the command's --intent.
 	for _, path := range [][]string{{"host", "plan"}, {"host", "apply"}, {"doctor"}, {"probe", "serve"}, {"probe", "run"}} {

@@ -34,7 +34,7 @@ type rollbackDevice struct {
 func (a *app) rollbackPreview(ctx context.Context, store engine.RunStore, orig *engine.RunReport) []rollbackDevice {
 	var out []rollbackDevice
 	for _, d := range orig.Devices {
-		if d.Outcome != engine.OutcomeApplied || d.Snapshot == "" {
+		if d.Snapshot == "" || !rollbackTouches(d) {
 			continue
 		}
 		rd := rollbackDevice{plan: compliance.DevicePlan{Device: d.Device, Kind: d.Kind, Platform: d.Platform, Transport: d.Transport,
@@ -87,6 +87,19 @@ func (a *app) rollbackPreview(ctx context.Context, store engine.RunStore, orig *
 		out = append(out, rd)
 	}
 	return out
+}
+
+// rollbackTouches is the engine's choice of the devices a rollback
+// restores: those the run pushed to, or had started to when it was
+// interrupted.
+func rollbackTouches(d engine.DeviceRun) bool {
+	switch {
+	case d.Outcome == engine.OutcomeApplied, d.Outcome == engine.OutcomeUnknown, d.Outcome == engine.OutcomeInProgress:
+		return true
+	case d.Phase == engine.PhasePushing, d.Phase == engine.PhaseConfirming:
+		return true
+	}
+	return d.Found == "new"
 }
 
 // changeKey is where a change is: its parents and line key, or its path.

@@ -80,7 +80,10 @@ func familyIntent(r *rand.Rand, pl familyPlatform) string {
 		if r.IntN(4) == 0 {
 			// Explicit buffers, in whole kilobytes, xoff well above the
 			// ECN minimum (RF105).
-			fmt.Fprintf(&b, "      headroom: %dKB\n      xoff: %dKB\n      xon: %dKB\n", 200+r.IntN(200), 1100+r.IntN(100), 20+r.IntN(20))
+			// The headroom holds the pause point and xoff; xoff is far
+			// above what any generated port still receives.
+			xoff := 1100 + r.IntN(100)
+			fmt.Fprintf(&b, "      headroom: %dKB\n      xoff: %dKB\n      xon: %dKB\n", xoff+200+r.IntN(100), xoff, 20+r.IntN(20))
 			accept = append(accept, "pfc.headroom", "pfc.xoff", "pfc.xon")
 		}
 		switch r.IntN(3) {
@@ -115,7 +118,7 @@ func familyIntent(r *rand.Rand, pl familyPlatform) string {
 		b.WriteString("      address: 192.0.2.11\n")
 	}
 	b.WriteString(attrs)
-	fmt.Fprintf(&b, "      ports: [{names: %q, mode: %s}]\n", pl.ports, mode)
+	fmt.Fprintf(&b, "      ports: [{names: %q, mode: %s, speed: %s}]\n", pl.ports, mode, []string{"100G", "200G", "400G"}[r.IntN(3)])
 	if profile != "pfc-only" && r.IntN(2) == 0 {
 		// A switch-only override that does not touch what the hosts see.
 		fmt.Fprintf(&b, "      overrides: {ecn: {markProbability: %d}}\n", 10+r.IntN(90))
@@ -136,7 +139,8 @@ func familyIntent(r *rand.Rand, pl familyPlatform) string {
 	default:
 		second = "Ethernet2"
 	}
-	fmt.Fprintf(&b, "  links:\n    - {a: gpu01:ens1f0np0, b: leaf1:%s}\n    - {a: gpu02:ens1f0np0, b: leaf1:%s}\n", pl.first, second)
+	length := []string{"2m", "5m", "30m", "100m"}[r.IntN(4)]
+	fmt.Fprintf(&b, "  links:\n    - {a: gpu01:ens1f0np0, b: leaf1:%s, length: %s}\n    - {a: gpu02:ens1f0np0, b: leaf1:%s, length: %s}\n", pl.first, length, second, length)
 	return b.String()
 }
 
@@ -207,13 +211,13 @@ spec:
   switches:
     - {name: spine-oc, platform: openconfig, transport: gnmi, address: 192.0.2.31, openconfig: {pfcFallback: {platform: eos}}, ports: [{names: Ethernet1-4, mode: trunk}]}
 `, "RF137 error spec.lossless.trust: switch spine-oc: openconfig cannot render trust pcp"},
-		{"cable length NX-OS keeps its own", lint.CodeNotRendered, `apiVersion: rocefab.io/v1alpha1
+		{"cable length EOS keeps its own", lint.CodeNotRendered, `apiVersion: rocefab.io/v1alpha1
 kind: Fabric
 spec:
   lossless: {pfc: {cableLength: 300m}}
   switches:
-    - {name: leaf1, platform: nxos, address: 192.0.2.11, ports: [{names: Ethernet1/1-4}]}
-`, "RF131 error spec.lossless.pfc.cableLength: switch leaf1: nxos does not render pfc.cableLength 300m"},
+    - {name: leaf1, platform: eos, address: 192.0.2.11, ports: [{names: Ethernet1-4}]}
+`, "RF131 error spec.lossless.pfc.cableLength: switch leaf1: eos does not render pfc.cableLength 300m"},
 		{"no-drop priority differs across a link", lint.CodeLinkEnds, `apiVersion: rocefab.io/v1alpha1
 kind: Fabric
 spec:

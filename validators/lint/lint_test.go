@@ -292,8 +292,9 @@ func ruleCases() []ruleCase {
 				b.with(func(f *fabric) {
 					f.switches, f.links, f.lossless = cumulusLeaf, cumulusLink(", length: 300m"), " {profile: pfc-only, pfc: {xoff: 100KB}}"
 				}),
-				// EOS renders no xoff: nothing to check.
-				b.with(lossless(" {profile: pfc-only, pfc: {xoff: 10KB}}")),
+				// EOS renders no xoff: nothing to check (and the setting
+				// keeps EOS's own, accepted: RF131).
+				b.with(lossless(" {profile: pfc-only, pfc: {xoff: 10KB}, platformDefaults: [pfc.xoff]}")),
 			},
 			fail: []fabric{
 				b.with(func(f *fabric) {
@@ -329,7 +330,7 @@ func ruleCases() []ruleCase {
 			pass: []fabric{
 				// Cumulus renders xoff; EOS keeps its own, accepted.
 				b.with(func(f *fabric) {
-					f.switches, f.links = strings.NewReplacer("platform: eos", "platform: cumulus", "Ethernet1-8", "swp1-8").Replace(eosLeaf), strings.Replace(gpuLink, "Ethernet1", "swp1", 1)
+					f.switches, f.links = cumulusLeaf, cumulusLink(", length: 5m")
 					f.lossless = " {pfc: {xoff: 400KB}}"
 				}),
 				b.with(lossless(" {pfc: {xoff: 400KB}, platformDefaults: [pfc.xoff]}")),

@@ -250,11 +250,46 @@ func (c *checker) renderSwitch(sw *intent.Switch, defaults intent.Policy) render
 		if f.value(p) == f.value(sw.Policy) {
 			continue // written as the default
 		}
-		if cfg, err := render(p); err == nil && cfg.Text() == text {
-			res.dropped = append(res.dropped, f.name)
+		if cfg, err := render(p); err != nil || cfg.Text() != text {
+			continue
 		}
+		if f.name == "pfc.cableLength" && c.rendersCableFallback(sw, defaults) {
+			// pfc.cableLength is the length of links that write none; here
+			// every link writes its own, and the platform takes the
+			// fallback where one does not.
+			continue
+		}
+		res.dropped = append(res.dropped, f.name)
 	}
 	return res
+}
+
+// rendersCableFallback: with its links' lengths taken away, the switch
+// renders pfc.cableLength.
+func (c *checker) rendersCableFallback(sw *intent.Switch, defaults intent.Policy) bool {
+	s := *sw
+	s.Ports = slices.Clone(sw.Ports)
+	cabled := false
+	for i := range s.Ports {
+		if s.Ports[i].Cable != nil && s.Ports[i].Cable.Length != 0 {
+			cable := *s.Ports[i].Cable
+			cable.Length = 0
+			s.Ports[i].Cable = &cable
+			cabled = true
+		}
+	}
+	if !cabled {
+		return false
+	}
+	e, err := c.reg.Lookup(s.Platform)
+	if err != nil {
+		return false
+	}
+	with, err1 := e.New().Render(&s)
+	s.Policy = clonePolicy(sw.Policy)
+	s.Policy.CableLength = defaults.CableLength
+	without, err2 := e.New().Render(&s)
+	return err1 == nil && err2 == nil && with.Text() != without.Text()
 }
 
 func clonePolicy(p intent.Policy) intent.Policy {
@@ -268,7 +303,7 @@ func clonePolicy(p intent.Policy) intent.Policy {
 // checked). It is built by hand: a fabric has thousands of switches.
 func switchShape(sw *intent.Switch) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%s|%s|%s|%s|%s|%s|%s|%v|", sw.Platform, sw.Transport, sw.Model, sw.OSVersion, sw.PortSpeed, sw.ASIC, sw.Netns, sw.OCFallback, junosKey(sw.Junos))
+	fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%s|%s|%s|%v|", sw.Platform, sw.Transport, sw.Model, sw.OSVersion, sw.PortSpeed, sw.ASIC, sw.Netns, sw.OCFallback, junosKey(sw.Junos))
 	p := sw.Policy
 	fmt.Fprintf(&b, "%s|%d|%d|%v|%s|%d|%d|%d|%d|%d|%t|%v|%d|%d|%d|%d|%v|%v|%d|%s|%v|",
 		p.Profile, p.VLAN, p.NoDropPriority, p.RoCEDSCP, p.Trust, p.CNPDSCP, p.CNPPriority, p.ECNMin, p.ECNMax, p.MarkProbability,
@@ -280,7 +315,11 @@ func switchShape(sw *intent.Switch) string {
 	}
 	b.WriteByte('|')
 	for _, port := range sw.Ports {
-		b.WriteString(port.Name + ":" + port.Mode + ":" + port.LAG + ",")
+		cable := -1
+		if port.Cable != nil {
+			cable = port.Cable.Length
+		}
+		fmt.Fprintf(&b, "%s:%s:%s:%v:%d,", port.Name, port.Mode, port.LAG, port.Speed, cable)
 	}
 	return b.String()
 }
