@@ -43,3 +43,6 @@ var DefaultProbeSizes = []int{64, 1024, 4096}
 
 // DefaultProbeDuration bounds a probe run when Count is not reached.
 const DefaultProbeDuration = 5 * time.Second
+
+// DefaultPolicy is the lossless policy of a fabric that writes none.
+func DefaultPolicy() Policy { return defaultPolicy(&Fabric{}) }

@@ -3,6 +3,7 @@ package intent
 import (
 	"slices"
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -21,6 +22,8 @@ type Resolved struct {
 
 	switchByName map[string]*Switch
 	hostByName   map[string]*Host
+	// hostLinks indexes host links by host, built on first use.
+	hostLinks *hostLinkIndex
 	// groupPolicy is each group's policy, made once and shared by members
 	// that override nothing themselves.
 	groupPolicy map[*GroupSpec]Policy
@@ -48,6 +51,9 @@ type Policy struct {
 	SwitchMTU       SwitchMTU
 	HostMTU         int
 	RoCEMode        string
+	// PlatformDefaults are the fields the user accepts a platform keeps at
+	// its own default instead of rendering them (lossless.platformDefaults).
+	PlatformDefaults []string
 
 	// origin says where each field was set, by its path under lossless
 	// ("ecn.minThreshold"); fields left at their default point at the
@@ -257,6 +263,44 @@ func (r *Resolved) Switch(name string) *Switch { return r.switchByName[name] }
 // Host returns the host with that name.
 func (r *Resolved) Host(name string) *Host { return r.hostByName[name] }
 
+// hostLinkIndex finds a host's links without a scan of every link per
+// host, which is quadratic over a fabric of thousands of hosts.
+type hostLinkIndex struct {
+	once   sync.Once
+	byHost map[string][]int
+}
+
+// HostLinksOf returns the links of one host's NICs, sorted by NIC.
+func (r *Resolved) HostLinksOf(host string) []Link {
+	if r.hostLinks == nil { // a Resolved not made by Resolve
+		var out []Link
+		for _, l := range r.HostLinks() {
+			if l.HostEnd.Device == host {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	r.hostLinks.once.Do(func() {
+		idx := map[string][]int{}
+		for i, l := range r.Links {
+			if l.HostEnd != nil {
+				idx[l.HostEnd.Device] = append(idx[l.HostEnd.Device], i)
+			}
+		}
+		for _, is := range idx {
+			sort.SliceStable(is, func(a, b int) bool { return r.Links[is[a]].HostEnd.Port < r.Links[is[b]].HostEnd.Port })
+		}
+		r.hostLinks.byHost = idx
+	})
+	is := r.hostLinks.byHost[host]
+	out := make([]Link, len(is))
+	for i, j := range is {
+		out[i] = r.Links[j]
+	}
+	return out
+}
+
 // HostLinks returns the host-to-switch links, sorted by host then NIC.
 func (r *Resolved) HostLinks() []Link {
 	var out []Link
@@ -287,6 +331,7 @@ func Resolve(f *Fabric) (*Resolved, Diagnostics) {
 		Links:        withCap[Link](len(f.Links)),
 		switchByName: make(map[string]*Switch, len(f.Switches)),
 		hostByName:   make(map[string]*Host, len(f.Hosts)),
+		hostLinks:    &hostLinkIndex{},
 		groupPolicy:  map[*GroupSpec]Policy{},
 	}
 	r.Policy = defaultPolicy(f)
@@ -367,6 +412,7 @@ func (p Policy) withOverrides(layers ...*LosslessSpec) Policy {
 	out := p
 	out.RoCEDSCP = slices.Clone(p.RoCEDSCP)
 	out.PFCPriorities = slices.Clone(p.PFCPriorities)
+	out.PlatformDefaults = slices.Clone(p.PlatformDefaults)
 	out.origin = make(map[string]Loc, len(p.origin))
 	for k, v := range p.origin {
 		out.origin[k] = v
@@ -394,6 +440,7 @@ func (p *Policy) apply(s *LosslessSpec) {
 	takeSlice(o, &p.RoCEDSCP, s.RoCEDSCP, "roceDscp", s.Src)
 	take(o, &p.Trust, s.Trust, "trust", s.Src)
 	take(o, &p.RoCEMode, s.RoCEMode, "roceMode", s.Src)
+	takeSlice(o, &p.PlatformDefaults, s.PlatformDefaults, "platformDefaults", s.Src)
 	if c := s.CNP; c != nil {
 		take(o.in("cnp"), &p.CNPDSCP, c.DSCP, "dscp", c.Src)
 		take(o.in("cnp"), &p.CNPPriority, c.Priority, "priority", c.Src)

@@ -58,6 +58,11 @@ type LosslessSpec struct {
 	MTU   *MTUSpec `yaml:"mtu"`
 	// RoCEMode is the RoCE version hosts must use.
 	RoCEMode *string `yaml:"roceMode" enum:"v2|v1"`
+	// PlatformDefaults lists fields (e.g. pfc.cableLength) whose explicit
+	// value a platform that cannot render it may leave at its own default.
+	// Without it, such a setting is an error (RF131): never dropped
+	// silently.
+	PlatformDefaults []string `yaml:"platformDefaults"`
 }
 
 // CNPSpec is how congestion notification packets are classified.

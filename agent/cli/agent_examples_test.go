@@ -348,7 +348,8 @@ func TestExampleGitHubWorkflow(t *testing.T) {
 		comment = comment || strings.HasPrefix(s.Uses, "actions/github-script")
 	}
 	all := strings.Join(runs, "\n")
-	for _, want := range []string{"rocefab validate", "rocefab plan", "--output markdown", "--detailed-exitcode"} {
+	for _, want := range []string{"rocefab validate", "--output junit", "rocefab plan", "--out plan.json", "--detailed-exitcode",
+		"rocefab plan plan.json --output markdown", "--full-plan-url", "rocefab plan plan.json --output text"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the workflow does not run %q", want)
 		}
@@ -356,6 +357,10 @@ func TestExampleGitHubWorkflow(t *testing.T) {
 	if !comment {
 		t.Error("the workflow does not post the plan")
 	}
-	checkFlags(t, "workflow", []string{"plan", "x", "--output", "markdown", "--detailed-exitcode"})
-	checkFlags(t, "workflow", []string{"validate", "x"})
+	if !strings.Contains(string(data), "plan.txt") || !strings.Contains(string(data), "actions/upload-artifact") {
+		t.Error("the workflow does not keep the full plan as an artifact")
+	}
+	checkFlags(t, "workflow", []string{"plan", "x", "--out", "plan.json", "--output", "junit", "--detailed-exitcode"})
+	checkFlags(t, "workflow", []string{"plan", "plan.json", "--output", "markdown", "--markdown-limit", "64000", "--full-plan-url", "https://x"})
+	checkFlags(t, "workflow", []string{"validate", "x", "--strict", "--output", "junit"})
 }

@@ -83,6 +83,9 @@ are confirmed only if the probe passes.`,
 			if p, err = compliance.LoadPlan(args[0]); err != nil {
 				return err
 			}
+			if len(*devices) > 0 {
+				return usageErr("--device does not apply to a saved plan: it runs exactly as planned (plan again with --device)")
+			}
 			a.pinPlanTrust(p)
 			// Hosts and the probe load the plan's intent only if needed.
 			hosts = a.newFleetHosts(nil, p.Intent.Paths)
@@ -94,6 +97,9 @@ are confirmed only if the probe passes.`,
 			}
 		} else {
 			if res, err = a.loadIntent(args); err != nil {
+				return err
+			}
+			if err := checkNames("--device", kindDevice, *devices, intentNames(res, kindDevice)); err != nil {
 				return err
 			}
 			hosts = a.newFleetHosts(res, args)
@@ -113,9 +119,10 @@ are confirmed only if the probe passes.`,
 			if err != nil {
 				return err
 			}
+			a.classify(p, res)
 		}
 		if format == "text" {
-			if err := compliance.WriteText(a.stdout, p); err != nil {
+			if err := compliance.WriteTextView(a.stdout, p, a.planView(nil)); err != nil {
 				return err
 			}
 		}
@@ -189,7 +196,13 @@ func newRollbackCommand(a *app) *cobra.Command {
 configuration it had before that run, with the same safe push and read-back
 as apply. Use it when an apply succeeded but turned out to be wrong, or on a
 run that was interrupted (rocefab runs lists it): every device it had started
-to push is restored, and what it left on the device is removed first.`,
+to push is restored, and what it left on the device is removed first.
+
+Before it asks, it shows each device's diff (running -> the snapshot), the
+changes made on a device since the run (by hand or by a later run) that it
+would overwrite, and which devices it will refuse without
+--allow-disruptive: restoring an MTU or PFC setting flaps links just like
+changing it.`,
 		Args: exactArgs(1, "one RUN_ID"),
 	}
 	output := outputFlag(cmd, "text", "json")
@@ -209,9 +222,36 @@ to push is restored, and what it left on the device is removed first.`,
 		if err != nil {
 			return err
 		}
-		if !*autoApprove && !askYes(a, fmt.Sprintf("Roll back the devices of run %s (%s by %s)?", orig.ID, orig.StartedAt.Format(time.RFC3339), orig.User)) {
-			fmt.Fprintln(a.stderr, "Rollback cancelled.")
-			return exitWith(ExitFailure)
+		// Show what the rollback does, and what it would refuse, before
+		// asking.
+		if format == "text" || !*autoApprove {
+			out := a.stdout
+			if format != "text" {
+				out = a.stderr // stdout keeps the JSON report alone
+			}
+			devs := a.rollbackPreview(cmd.Context(), store, orig)
+			ready, held := writeRollbackPreview(out, orig, devs, a.planView(nil), *allowDisruptive)
+			if held > 0 {
+				fmt.Fprintf(a.stderr, "%d device(s) with traffic-affecting restores will be refused without --allow-disruptive.\n", held)
+			}
+			if ready == 0 {
+				if held > 0 {
+					fmt.Fprintln(a.stderr, "Nothing can be rolled back without --allow-disruptive.")
+					return exitWith(ExitFailure)
+				}
+				changes := false
+				for _, d := range devs {
+					changes = changes || len(d.plan.Changes) > 0 || d.err != ""
+				}
+				if !changes {
+					fmt.Fprintln(a.stderr, "Nothing to roll back: every device is at its snapshot.")
+					return nil
+				}
+			}
+			if !*autoApprove && !askYes(a, fmt.Sprintf("\nRoll back the devices of run %s (%s by %s)?", orig.ID, orig.StartedAt.Format(time.RFC3339), orig.User)) {
+				fmt.Fprintln(a.stderr, "Rollback cancelled.")
+				return exitWith(ExitFailure)
+			}
 		}
 		rep, err := a.engine(df, nil).Rollback(cmd.Context(), store, args[0], engine.RollbackOptions{AllowDisruptive: *allowDisruptive, LockWait: a.v.GetDuration("lock-wait")})
 		return finishRun(a, format, rep, err, a.stateDir(df))

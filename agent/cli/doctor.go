@@ -173,7 +173,7 @@ func doctorTarget(res *intent.Resolved, hostName string) (doctor.Target, error) 
 	if hostName != "" {
 		h := res.Host(hostName)
 		if h == nil {
-			return doctor.Target{}, usageErr("--host %q is not a host in the intent (hosts: %s)", hostName, strings.Join(hostNames(res), ", "))
+			return doctor.Target{}, checkNames("--host", kindHost, []string{hostName}, hostNames(res))
 		}
 		return doctor.TargetForHost(h), nil
 	}

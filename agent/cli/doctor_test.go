@@ -100,7 +100,7 @@ func TestDoctorUsage(t *testing.T) {
 		}
 	}
 	code, _, stderr := runDoctor(t, doctorFabric, "--intent", "-", "--host", "no-such-host")
-	if code != ExitUsage || !strings.Contains(stderr, "not a host in the intent") {
+	if code != ExitUsage || !strings.Contains(stderr, `--host "no-such-host": no such host in the intent`) {
 		t.Errorf("unknown host: exit %d: %s", code, stderr)
 	}
 }

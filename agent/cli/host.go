@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -153,7 +152,7 @@ func pickHost(res *intent.Resolved, name string) (*intent.Host, error) {
 	if name != "" {
 		h := res.Host(name)
 		if h == nil {
-			return nil, usageErr("--host %q is not a host in the intent (hosts: %s)", name, strings.Join(hostNames(res), ", "))
+			return nil, checkNames("--host", kindHost, []string{name}, hostNames(res))
 		}
 		return h, nil
 	}

@@ -134,7 +134,7 @@ func TestHostUsageAndFailures(t *testing.T) {
 		text  string
 	}{
 		{"no intent", "", []string{"host", "plan"}, ExitUsage, "missing intent"},
-		{"unknown host", "", []string{"host", "plan", file, "--host", "gpu99"}, ExitUsage, `--host "gpu99" is not a host in the intent (hosts: lab-h1, lab-h2)`},
+		{"unknown host", "", []string{"host", "plan", file, "--host", "gpu99"}, ExitUsage, `--host "gpu99": no such host in the intent (known: lab-h1, lab-h2)`},
 		{"no matching host", "", []string{"host", "apply", file}, ExitUsage, "matches no host in the intent by name or address; pass --host NAME (hosts: lab-h1, lab-h2)"},
 		{"bad watch", "", []string{"host", "apply", file, "--host", "lab-h1", "--watch", "10ms"}, ExitUsage, "--watch 10ms"},
 		{"bad output", "", []string{"host", "plan", file, "--host", "lab-h1", "-o", "yaml"}, ExitUsage, "--output"},

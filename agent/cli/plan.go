@@ -18,18 +18,29 @@ func init() {
 
 func newPlanCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "plan PATH...",
+		Use:   "plan PATH...|PLANFILE",
 		Short: "Show what apply would change on every switch and host",
 		Long: `plan renders the intent, reads what each device runs and shows the
 differences (+ add, - remove, ~ change), classed as hitless or
-traffic-affecting. It never changes a device. --out saves the plan for an
-exact apply later; apply refuses a saved plan when a device changed since.`,
-		Args: requireArgs(1, "intent PATH"),
+traffic-affecting, and by what it does to the lossless class (breaks it,
+degrades it, neutral). It never changes a device. --out saves the plan for
+an exact apply later; apply refuses a saved plan when a device changed
+since. Given a saved plan (PLANFILE) instead of intent, plan shows it again
+without contacting any device, in any --output.
+
+The report starts with a summary; identical changes across ports are shown
+once with the port range (Ethernet1/[1-32]), devices with identical changes
+share one section, and each platform's changes read in its own form. The
+Markdown (a pull-request comment) stays under --markdown-limit characters
+for any fleet: past it, sections are left out and the comment links
+--full-plan-url, where the workflow keeps the full plan.`,
+		Args: requireArgs(1, "intent PATH or a saved PLANFILE"),
 	}
-	output := outputFlag(cmd, "text", "json", "markdown")
+	output := outputFlag(cmd, "text", "json", "markdown", "junit")
 	out := cmd.Flags().String("out", "", "save the plan to FILE, to run exactly with: rocefab apply FILE")
 	detailed := cmd.Flags().Bool("detailed-exitcode", false, "exit 0 with no changes, 2 with changes, 1 on error")
 	devices := cmd.Flags().StringSlice("device", nil, "plan only these devices")
+	vf := addViewFlags(cmd)
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
@@ -38,6 +49,20 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 		format, err := output()
 		if err != nil {
 			return err
+		}
+		if len(args) == 1 && compliance.IsPlanFile(args[0]) {
+			// A saved plan, shown again as it was planned.
+			if *out != "" || len(*devices) > 0 {
+				return usageErr("a saved plan is shown as it is: --out and --device need intent")
+			}
+			p, err := compliance.LoadPlan(args[0])
+			if err != nil {
+				return err
+			}
+			if err := writePlan(a, format, p, a.planView(vf)); err != nil {
+				return err
+			}
+			return planExit(p, *detailed)
 		}
 		p, err := a.checkFabric(cmd, args, df, *devices, (*engine.Engine).Plan)
 		if err != nil {
@@ -49,7 +74,7 @@ exact apply later; apply refuses a saved plan when a device changed since.`,
 			}
 			fmt.Fprintf(a.stderr, "plan saved to %s; apply it with: rocefab apply %s\n", *out, *out)
 		}
-		if err := writePlan(a, format, p); err != nil {
+		if err := writePlan(a, format, p, a.planView(vf)); err != nil {
 			return err
 		}
 		return planExit(p, *detailed)
@@ -62,12 +87,16 @@ func newDriftCommand(a *app) *cobra.Command {
 		Use:   "drift PATH...",
 		Short: "Report each device as compliant, drifted, unreachable or error",
 		Long: `drift compares what every device runs with the intent. A drifted device
-shows the exact diff; an unreachable device is never counted as compliant.`,
+shows the exact diff (running -> intent); an unreachable device is never
+counted as compliant. Each difference is classed by what it does to the
+lossless class: drift that breaks it (the RoCE DSCP remapped to a lossy
+queue, PFC off, a lower MTU) is shown first.`,
 		Args: requireArgs(1, "intent PATH"),
 	}
-	output := outputFlag(cmd, "text", "json", "markdown")
+	output := outputFlag(cmd, "text", "json", "markdown", "junit")
 	detailed := cmd.Flags().Bool("detailed-exitcode", false, "exit 0 when compliant, 2 with drift, 1 on error")
 	devices := cmd.Flags().StringSlice("device", nil, "check only these devices")
+	vf := addViewFlags(cmd)
 	df := addDeviceFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
@@ -87,7 +116,7 @@ shows the exact diff; an unreachable device is never counted as compliant.`,
 		if err != nil {
 			return err
 		}
-		if err := writePlan(a, format, p); err != nil {
+		if err := writePlan(a, format, p, a.planView(vf)); err != nil {
 			return err
 		}
 		return planExit(p, *detailed)
@@ -105,18 +134,28 @@ func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, de
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNames("--device", kindDevice, devices, intentNames(res, kindDevice)); err != nil {
+		return nil, err
+	}
 	eng := a.engine(df, a.newFleetHosts(res, args), args...)
-	return check(eng, cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: devices})
+	p, err := check(eng, cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: devices})
+	if err != nil {
+		return nil, err
+	}
+	a.classify(p, res)
+	return p, nil
 }
 
-func writePlan(a *app, format string, p *compliance.Plan) error {
+func writePlan(a *app, format string, p *compliance.Plan, v compliance.View) error {
 	switch format {
 	case "json":
 		return compliance.WriteJSON(a.stdout, p)
+	case "junit":
+		return writePlanJUnit(a.stdout, p, v)
 	case "markdown":
-		return compliance.WriteMarkdown(a.stdout, p)
+		return compliance.WriteMarkdownView(a.stdout, p, v)
 	}
-	return compliance.WriteText(a.stdout, p)
+	return compliance.WriteTextView(a.stdout, p, v)
 }
 
 // planExit: 1 when any device failed; with --detailed-exitcode, 2 when

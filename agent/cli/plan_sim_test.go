@@ -89,7 +89,7 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 
 	out := c.want(ExitChanges, "", "plan", c.intent, "--detailed-exitcode")
 	for _, want := range []string{"Plan for fabric simfab (commit " + c.commit[:12] + ")", "leaf-eos (eos via ssh", "leaf-sonic (sonic via gnmi", "spine-oc (openconfig via gnmi",
-		"+ interface Ethernet1 > mtu 9214", "~ sonic-db:/PORT/Ethernet0/mtu: 9100 -> 9216", "apply needs --allow-disruptive"} {
+		"+ interface Ethernet[1,2] > mtu 9214   ×2   [breaks lossless", "~ sonic-db:/PORT/Ethernet[0,4]/mtu: 9100 -> 9216   ×2   [breaks lossless", "apply needs --allow-disruptive"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan text lacks %q:\n%s", want, out)
 		}
@@ -143,7 +143,7 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = c.want(ExitChanges, "", "drift", c.intent, "--detailed-exitcode")
-	for _, want := range []string{"leaf-eos (eos via ssh", "DRIFTED: 0 missing, 1 changed, 0 unexpected", "~ interface Ethernet2 > mtu 1500 -> mtu 9214", "leaf-sonic (sonic via gnmi", "compliant"} {
+	for _, want := range []string{"leaf-eos (eos via ssh", "DRIFTED: 0 missing, 1 changed, 0 unexpected (1 break lossless", "~ interface Ethernet2 > mtu 1500 -> mtu 9214   [breaks lossless", "compliant (2): leaf-sonic, spine-oc"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("drift text lacks %q:\n%s", want, out)
 		}
@@ -158,7 +158,7 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 	}
 
 	before := c.fleet.Configs()
-	code, _, errOut = c.run("no\n", "rollback", rep.ID)
+	code, _, errOut = c.run("no\n", "rollback", rep.ID, "--allow-disruptive")
 	if code != ExitFailure || !strings.Contains(errOut, "Rollback cancelled.") ||
 		!strings.Contains(errOut, "Roll back the devices of run "+rep.ID+" (") || !strings.Contains(errOut, "? Only 'yes' will be accepted: ") {
 		t.Fatalf("rollback answered 'no': exit %d\n%s", code, errOut)
@@ -168,7 +168,13 @@ func TestSimCLIPlanApplyDriftRollback(t *testing.T) {
 			t.Fatalf("a cancelled rollback changed %s", name)
 		}
 	}
-	// Restoring MTU and PFC settings flaps links, as changing them does.
+	// Restoring MTU and PFC settings flaps links, as changing them does:
+	// refused before the question, which is never asked.
+	code, out, errOut = c.run("yes\n", "rollback", rep.ID)
+	if code != ExitFailure || !strings.Contains(out, "refused without --allow-disruptive") ||
+		!strings.Contains(errOut, "Nothing can be rolled back without --allow-disruptive.") || strings.Contains(errOut, "Only 'yes'") {
+		t.Fatalf("rollback without --allow-disruptive: exit %d\n%s%s", code, out, errOut)
+	}
 	out = c.want(ExitFailure, "", "rollback", rep.ID, "--auto-approve")
 	if !strings.Contains(out, "refused") || !strings.Contains(out, "--allow-disruptive") {
 		t.Fatalf("rollback without --allow-disruptive:\n%s", out)
@@ -217,13 +223,19 @@ func TestSimCLIOutputs(t *testing.T) {
 	if !strings.HasPrefix(out, "### rocefab plan: `simfab` (commit "+c.commit[:12]+")") || !strings.Contains(out, "| device | platform | status |") {
 		t.Fatalf("markdown header:\n%s", out)
 	}
-	for _, name := range c.fleet.Names() {
-		if !strings.Contains(out, "<details><summary><b>"+name+"</b>") || !strings.Contains(out, "| "+name+" | ") {
-			t.Errorf("markdown lacks %s's section or row", name)
+	// Devices of one platform have the same changes: one section each.
+	for _, want := range []string{"<details><summary><b>sw000</b>, <b>sw002</b> (2 devices, openconfig via gnmi)", "<details><summary><b>sw001</b>, <b>sw003</b> (2 devices, nxos via ssh)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q", want)
 		}
 	}
-	if strings.Count(out, "```diff") != 4 {
-		t.Errorf("markdown has %d diff blocks, want 4", strings.Count(out, "```diff"))
+	for _, name := range c.fleet.Names() {
+		if !strings.Contains(out, "| "+name+" | ") {
+			t.Errorf("markdown lacks %s's row", name)
+		}
+	}
+	if strings.Count(out, "```diff") != 2 {
+		t.Errorf("markdown has %d diff blocks, want 2", strings.Count(out, "```diff"))
 	}
 
 	planFile := filepath.Join(t.TempDir(), "plan.json")

@@ -47,7 +47,7 @@ errors and the path MTU. Every host runs 'rocefab probe serve'.
 Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		Args: requireArgs(1, "intent PATH (or a subcommand: serve, run)"),
 	}
-	output := outputFlag(cmd, "text", "json", "markdown")
+	output := outputFlag(cmd, "text", "json", "markdown", "junit")
 	engineName := cmd.Flags().String("engine", "builtin", "builtin (the embedded probe) or perftest (ib_write_bw/ib_send_lat over SSH, falling back to builtin)")
 	parallel := cmd.Flags().Int("parallel", 4, "sending hosts probed at once")
 	noCounters := cmd.Flags().Bool("no-counters", false, "do not read switch PFC/ECN counters around the probe")
@@ -135,7 +135,7 @@ host, the run goes through it.`,
 		Args: noArgs,
 	}
 	pf := addProbeHostFlags(cmd)
-	output := outputFlag(cmd, "text", "json", "markdown")
+	output := outputFlag(cmd, "text", "json", "markdown", "junit")
 	to := cmd.Flags().StringSlice("to", nil, "target: ADDR, NAME=ADDR or an intent host name (repeatable)")
 	pcap := cmd.Flags().String("pcap", "", "write both directions as seen here to FILE (pcap, opens in Wireshark/tshark)")
 	count := cmd.Flags().Int("count", 0, "data packets per pair (default: the intent's, else 1000)")
@@ -163,6 +163,10 @@ host, the run goes through it.`,
 		var targets []probe.Target
 		for _, t := range *to {
 			target, err := a.probeTarget(pf, t)
+			var ee *exitError
+			if errors.As(err, &ee) {
+				return err
+			}
 			if err != nil {
 				return usageErr("--to %s: %v", t, err)
 			}
@@ -284,7 +288,12 @@ func (a *app) probeTarget(f *probeHostFlags, s string) (probe.Target, error) {
 			return mesh.Target(h)
 		}
 	}
-	return probe.ParseTarget(s)
+	t, err := probe.ParseTarget(s)
+	if err != nil && f.res != nil && !strings.ContainsAny(s, "=:.") {
+		// A bare word is meant as a host name: say which hosts there are.
+		return t, checkNames("--to", kindHost, []string{s}, hostNames(f.res))
+	}
+	return t, err
 }
 
 type probeOptions struct {
@@ -316,6 +325,8 @@ func (o *probeOutput) Pass() bool {
 
 func writeProbe(w io.Writer, format string, o *probeOutput) error {
 	switch format {
+	case "junit":
+		return writeProbeJUnit(w, o)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -75,6 +75,8 @@ func (a *app) probeMesh(ctx context.Context, res *intent.Resolved, f *meshFlags,
 		return err
 	}
 	switch format {
+	case "junit":
+		err = writeMeshJUnit(a.stdout, rep)
 	case "json":
 		err = rep.WriteJSON(a.stdout)
 	case "markdown":

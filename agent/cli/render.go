@@ -58,7 +58,7 @@ gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 			}
 		}
 		if *device != "" && len(switches) == 0 {
-			return usageErr("--device %q is not a switch in the intent", *device)
+			return checkNames("--device", kindSwitch, []string{*device}, intentNames(res, kindSwitch))
 		}
 		// Files are named after devices: safefile keeps every write inside
 		// --out-dir, whatever the name or a link in the directory.

@@ -54,6 +54,16 @@ type app struct {
 // unsafeFlags disable verification; see app.unsafe.
 var unsafeFlags = []string{"insecure", "ssh-accept-new", "git-insecure-ignore-host-key"}
 
+// unsafeEnv are the variables that would name an unsafe flag, were it a
+// setting like the others: they are refused with a warning.
+func unsafeEnv(name string) []string {
+	env := "ROCEFAB_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	if strings.HasPrefix(name, "git-") {
+		return []string{env, "ROCEFAB_AGENT_GIT_" + strings.ToUpper(strings.ReplaceAll(strings.TrimPrefix(name, "git-"), "-", "_"))}
+	}
+	return []string{env}
+}
+
 // flagOnly reports whether an unsafe flag was given on the command line.
 func (a *app) flagOnly(name string) bool { return a.unsafe[name] }
 
@@ -122,6 +132,12 @@ real RoCEv2 traffic, and watches for drift.`,
 		root.AddCommand(f(a))
 	}
 	recordProbeRuns(a, root)
+	// Newer commands are listed here rather than registered from init().
+	root.AddCommand(newShowCommand(a))
+	// Cobra's completion commands take their output when they are made.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	a.finishTree(root)
 	return root
 }
 
@@ -148,6 +164,12 @@ func (a *app) setup(cmd *cobra.Command) error {
 	for _, name := range unsafeFlags {
 		if a.unsafe[name] {
 			fmt.Fprintf(a.stderr, "WARNING: --%s: verification is off for this run\n", name)
+		}
+		// Said, not silently ignored: a variable never turns verification off.
+		for _, env := range unsafeEnv(name) {
+			if _, set := os.LookupEnv(env); set && cmd.Flags().Lookup(name) != nil {
+				fmt.Fprintf(a.stderr, "WARNING: %s is ignored: verification is turned off only by the --%s flag\n", env, name)
+			}
 		}
 	}
 	if file := a.v.GetString("config"); file != "" {
@@ -194,6 +216,11 @@ func checkConfigKeys(root *cobra.Command, file string) error {
 	}
 	var unknown []string
 	for _, k := range fileOnly.AllKeys() {
+		for _, name := range unsafeFlags {
+			if k == name || k == "agent."+strings.Replace(name, "git-", "git.", 1) {
+				return usageErr("config file %s: %s turns verification off, which only the --%s flag on the command line does", file, k, name)
+			}
+		}
 		if !known[k] {
 			unknown = append(unknown, k)
 		}

@@ -28,10 +28,15 @@ func newValidateCommand(a *app) *cobra.Command {
 lint rule. Each PATH is its own fabric (a file, or a directory whose files
 are merged), so several fabrics can be checked at once; use --merge to treat
 all PATHs as one fabric, as plan and apply do. Problems print as
-file:line:col: CODE severity field: message. Warnings fail only with --strict.`,
+file:line:col: CODE severity field: message. Warnings fail only with --strict.
+
+validate knows what plan knows: once the intent has no other errors it
+renders every switch and host in memory, as plan does, and compares both
+ends of every cable, so a pull request's validate step fails on what plan
+would refuse. It never contacts a device.`,
 		Args: requireArgs(1, "intent PATH"),
 	}
-	output := outputFlag(cmd, "text", "json")
+	output := outputFlag(cmd, "text", "json", "junit")
 	strict := cmd.Flags().Bool("strict", false, "treat warnings as failures")
 	merge := cmd.Flags().Bool("merge", false, "validate all PATHs as one fabric")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -51,6 +56,10 @@ file:line:col: CODE severity field: message. Warnings fail only with --strict.`,
 		errs, warns := diags.Count()
 		failed := errs > 0 || (*strict && warns > 0)
 		switch format {
+		case "junit":
+			if err := writeValidateJUnit(a.stdout, args, diags, *strict); err != nil {
+				return err
+			}
 		case "json":
 			if diags == nil {
 				diags = intent.Diagnostics{}

@@ -103,6 +103,7 @@ func (a *Agent) refresh(ctx context.Context) {
 		return
 	}
 	if cur := a.intent(); cur != nil && !cur.fromCopy && cur.snap.Revision == snap.Revision {
+		a.recovered(cur, snap)
 		return
 	}
 	refused, _ := a.db.Meta(metaRefused)
@@ -195,6 +196,35 @@ func (a *Agent) load(ctx context.Context, snap intentsrc.Snapshot) {
 	if _, err := a.execute(ctx, kind, history.TriggerCommit, ""); err != nil {
 		a.log.Error("run for the new commit", zap.Error(err))
 	}
+}
+
+// recovered notes a source that is back at the intent in use after a
+// refused revision (a revert to the last good content): the reload state
+// is good again, under the commit that brought it back. The content was
+// planned already, so nothing is planned again.
+func (a *Agent) recovered(cur *loaded, snap intentsrc.Snapshot) {
+	a.mu.RLock()
+	ok := a.reload.OK
+	a.mu.RUnlock()
+	if ok {
+		return
+	}
+	started := a.now().UTC()
+	run := &history.Run{ID: engine.NewRunID(started), Kind: history.KindReload, Trigger: history.TriggerCommit,
+		Commit: snap.Commit, Revision: snap.Revision, Shard: a.cfg.Shard.String(), Started: started, Fabric: cur.res.Name,
+		Result: history.ResultSuccess}
+	a.mu.Lock()
+	cur.snap.Commit = snap.Commit
+	cur.ref.Commit = snap.Commit
+	a.mu.Unlock()
+	a.setReload(true, snap, run)
+	a.record(run)
+	// The refused revision may come back: it is refused (and recorded)
+	// again then.
+	if err := a.db.SetMeta(metaRefused, ""); err != nil {
+		a.log.Error("history", zap.Error(err))
+	}
+	a.log.Info("intent source back at the intent in use", zap.String("revision", snap.Revision), zap.String("commit", snap.Commit))
 }
 
 func (a *Agent) setReload(ok bool, snap intentsrc.Snapshot, run *history.Run) {

@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,4 +111,81 @@ func TestNoValidIntentYet(t *testing.T) {
 	if _, err := a.RunNow(context.Background(), history.KindDrift); err == nil {
 		t.Fatal("a drift check ran without an intent")
 	}
+}
+
+// TestRevertToKnownGoodRecovers: after a bad commit, going back to the
+// known-good intent puts the reload state back to good at once
+// (rocefab_intent_reload_success 1, the status naming what brought it
+// back), whether the branch is reset to the good commit or a folder's
+// files are restored; the bad intent coming back is refused and recorded
+// again.
+func TestRevertToKnownGoodRecovers(t *testing.T) {
+	check := func(t *testing.T, a *running, commit string) {
+		t.Helper()
+		waitFor(t, "the reload state back to good", func() bool {
+			v, _ := metricValue(t, a, "rocefab_intent_reload_success", nil)
+			return v == 1
+		})
+		st := a.CurrentStatus()
+		if !st.Reload.OK || st.Reload.Commit != commit || st.Intent.Commit != commit {
+			t.Fatalf("status after the revert: reload %+v intent %+v", st.Reload, st.Intent)
+		}
+	}
+	t.Run("git branch reset to the good commit", func(t *testing.T) {
+		f := newFixture(t, 1)
+		good := f.intent("150KB", "9216")
+		c1 := f.commit("first", good)
+		f.converge("150KB", "9216")
+		a := f.start(f.config(), f.deps())
+		a.waitRun(history.KindPlan, history.TriggerCommit, c1)
+		bad := strings.Replace(good, "maxThreshold: 1500KB", "maxThreshold: 100KB", 1)
+		c2 := f.commit("broken", bad)
+		a.waitRun(history.KindReload, history.TriggerCommit, c2)
+		if v, _ := metricValue(t, a, "rocefab_intent_reload_success", nil); v != 0 {
+			t.Fatalf("reload gauge %v after the bad commit", v)
+		}
+		f.repo.ResetTo(c1)
+		check(t, a, c1)
+		if n := len(mustList(t, a, history.KindPlan)); n != 1 {
+			t.Fatalf("%d plans: the known-good commit was planned again", n)
+		}
+		c3 := f.commit("broken again", bad)
+		if again := a.waitRun(history.KindReload, history.TriggerCommit, c3); again.Result != history.ResultFailure {
+			t.Fatalf("the bad intent back: %s", again.Result)
+		}
+		if v, _ := metricValue(t, a, "rocefab_intent_reload_success", nil); v != 0 {
+			t.Fatalf("reload gauge %v after the bad intent came back", v)
+		}
+	})
+	t.Run("folder restored", func(t *testing.T) {
+		f := newFixture(t, 1)
+		dir := t.TempDir()
+		file := filepath.Join(dir, "fabric.yaml")
+		good := f.intent("150KB", "9216")
+		if err := os.WriteFile(file, []byte(good), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f.converge("150KB", "9216")
+		a := f.start(f.folderConfig(dir), f.deps())
+		waitFor(t, "the first intent", func() bool { return a.intent() != nil })
+		bad := strings.Replace(good, "maxThreshold: 1500KB", "maxThreshold: 100KB", 1)
+		if err := os.WriteFile(file, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the bad intent refused", func() bool {
+			v, _ := metricValue(t, a, "rocefab_intent_reload_success", nil)
+			return v == 0
+		})
+		if err := os.WriteFile(file, []byte(good), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		check(t, a, a.CurrentStatus().Intent.Commit)
+		if err := os.WriteFile(file, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the bad intent refused again", func() bool {
+			v, _ := metricValue(t, a, "rocefab_intent_reload_success", nil)
+			return v == 0
+		})
+	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/validators/effect"
 )
 
 var (
@@ -178,6 +179,9 @@ func (a *Agent) checkLocked(ctx context.Context, cur *loaded, run *history.Run) 
 		a.stopped(ctx, run, err)
 		return
 	}
+	// What each difference does to the lossless class: breaking drift is
+	// announced as critical.
+	effect.Annotate(p, cur.res, a.deps.Renderers)
 	fromPlan(run, p)
 	a.record(run)
 	if run.Kind == history.KindDrift {

@@ -1,12 +1,11 @@
 package daemon
 
 import (
-	"sort"
-
 	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
+	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
@@ -29,14 +28,18 @@ func (a *Agent) updateStates(run *history.Run, p *compliance.Plan) {
 		}
 		seen[d.Device] = true
 		prev, known := a.states[d.Device]
+		worst, breaking, first := worstChange(d)
 		st := history.DeviceState{Device: d.Device, Platform: d.Platform, State: string(d.Status), Since: prev.Since,
-			Checked: now, RunID: run.ID, Error: d.Error}
-		if !known || prev.State != st.State {
+			Checked: now, RunID: run.ID, Error: d.Error, Effect: string(worst)}
+		changed := !known || prev.State != st.State
+		// A drift that turns breaking is news although the state stays.
+		escalated := known && !changed && worst.Rank() > devcfg.Effect(prev.Effect).Rank()
+		if changed {
 			st.Since = now
-			if known || d.Status != compliance.StatusCompliant {
-				changes = append(changes, notify.DeviceChange{Device: d.Device, Platform: d.Platform, From: prev.State,
-					To: st.State, Changes: len(d.Changes), Error: d.Error})
-			}
+		}
+		if (changed && (known || d.Status != compliance.StatusCompliant)) || escalated {
+			changes = append(changes, notify.DeviceChange{Device: d.Device, Platform: d.Platform, From: prev.State,
+				To: st.State, Changes: len(d.Changes), Breaking: breaking, Severity: changeSeverity(d.Status, worst), Worst: first, Error: d.Error})
 		}
 		if known && prev.Platform != d.Platform {
 			a.metrics.dropDevice(d.Device, prev.Platform)
@@ -60,14 +63,48 @@ func (a *Agent) updateStates(run *history.Run, p *compliance.Plan) {
 	if len(changes) == 0 {
 		return
 	}
-	sort.Slice(changes, func(i, j int) bool { return changes[i].Device < changes[j].Device })
-	for _, c := range changes {
-		a.log.Info("device compliance changed", zap.String("device", c.Device), zap.String("from", c.From), zap.String("to", c.To))
+	ev := notify.Event{Fabric: run.Fabric, Shard: shardLabel(a), RunID: run.ID, RunKind: string(run.Kind),
+		Commit: run.Commit, Time: now, Changes: changes}
+	ev.Finish()
+	for _, c := range ev.Changes {
+		a.log.Info("device compliance changed", zap.String("device", c.Device), zap.String("from", c.From), zap.String("to", c.To),
+			zap.String("severity", c.Severity))
 	}
 	if a.deps.Notifier != nil {
-		a.deps.Notifier.Notify(notify.Event{Fabric: run.Fabric, Shard: shardLabel(a), RunID: run.ID, RunKind: string(run.Kind),
-			Commit: run.Commit, Time: now, Changes: changes})
+		a.deps.Notifier.Notify(ev)
 	}
+}
+
+// worstChange is a device's worst lossless effect, how many differences
+// break the class, and the first of the worst as the report prints it.
+func worstChange(d compliance.DevicePlan) (devcfg.Effect, int, string) {
+	var worst devcfg.Effect
+	breaking, first := 0, ""
+	for _, c := range d.Changes {
+		if c.Effect == devcfg.EffectBreaks {
+			breaking++
+		}
+		if c.Effect.Rank() > worst.Rank() || (worst == "" && c.Effect != "") {
+			worst = c.Effect
+			first = c.Where()
+			if c.Action == devcfg.Modify {
+				first = c.Where() + ": " + c.Old + " -> " + c.New
+			}
+		}
+	}
+	return worst, breaking, first
+}
+
+// changeSeverity: drift that breaks the lossless class is critical; drift
+// that degrades it, and a device that cannot be checked, a warning.
+func changeSeverity(s compliance.Status, worst devcfg.Effect) string {
+	switch {
+	case s == compliance.StatusDrifted && worst == devcfg.EffectBreaks:
+		return notify.SeverityCritical
+	case s == compliance.StatusDrifted, s == compliance.StatusError, s == compliance.StatusUnreachable, s == compliance.StatusConflict:
+		return notify.SeverityWarning
+	}
+	return notify.SeverityInfo
 }
 
 func shardLabel(a *Agent) string {

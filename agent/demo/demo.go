@@ -21,6 +21,7 @@ import (
 	renderersall "github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/validators/effect"
 	"github.com/rocefab/rocefab/validators/lint"
 	"github.com/rocefab/rocefab/validators/probe"
 )
@@ -403,8 +404,17 @@ func (r *run) planOnce(ctx context.Context, step int, kind string) (*compliance.
 const changesShown = 6
 
 func (r *run) writePlan(p *compliance.Plan) error {
+	effect.Annotate(p, r.intent, r.opt.Renderers)
 	var b strings.Builder
-	if err := compliance.WriteText(&b, p); err != nil {
+	// As `rocefab plan` shows it: each platform's own form and port names.
+	v := compliance.View{Platform: func(name string) (compliance.PlatformView, bool) {
+		e, err := r.opt.Renderers.Lookup(name)
+		if err != nil {
+			return compliance.PlatformView{}, false
+		}
+		return compliance.PlatformView{Syntax: e.Attrs.Platform.Syntax, Port: e.Attrs.PortPattern}, true
+	}}
+	if err := compliance.WriteTextView(&b, p, v); err != nil {
 		return err
 	}
 	_, err := io.WriteString(r.out, condensePlan(b.String(), changesShown))

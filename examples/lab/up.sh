@@ -2,7 +2,8 @@
 # Bring up the rocefab lab: the two-tier netns fabric that ./topology
 # describes (two leaves, two spines with ECMP, four hosts), as namespaces
 # rflab-NAME (RFLAB_PREFIX overrides "rflab-"; fabric.yaml names the
-# default ones). Run as root. Safe to re-run: it tears the old lab down
+# default ones), then starts `rocefab probe serve` in each host namespace
+# and says so. Run as root. Safe to re-run: it tears the old lab down
 # first.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -38,11 +39,36 @@ while read -r verb rest; do
   esac
 done <topology
 
-if command -v ping >/dev/null; then
-  ns h1 ping -c1 -W2 198.51.100.6 >/dev/null
+# A probe responder in every host namespace, as every host of a real
+# fabric runs one (the DaemonSet or the systemd unit): `rocefab probe`
+# needs them. The hosts are fabric.yaml's; each serves with the intent's
+# probe settings. ROCEFAB_BIN names the binary (default: rocefab on PATH).
+bin=${ROCEFAB_BIN:-$(command -v rocefab || true)}
+hosts=$(awk '/^  hosts:/ { h = 1; next } /^  [a-z]+:/ { h = 0 } h && /name:/ { sub(/.*name: */, ""); sub(/[,}].*/, ""); print }' fabric.yaml)
+logs=${RFLAB_LOG_DIR:-/tmp/${prefix}lab}
+if [ -n "$bin" ]; then
+  mkdir -p "$logs"
+  for h in $hosts; do
+    # setsid: the responder outlives this script; down.sh stops it.
+    ns "$h" setsid "$bin" probe serve --intent "$PWD/fabric.yaml" --from "$h" >"$logs/$h.log" 2>&1 </dev/null &
+  done
+  for h in $hosts; do
+    for _ in $(seq 50); do
+      grep -q "listening on UDP" "$logs/$h.log" 2>/dev/null && break
+      sleep 0.1
+    done
+    grep -q "listening on UDP" "$logs/$h.log" || { echo "up.sh: the probe responder in $prefix$h did not start:" >&2; cat "$logs/$h.log" >&2; exit 1; }
+  done
+  echo "probe responders: 'rocefab probe serve' runs in $(for h in $hosts; do printf '%s%s ' "$prefix" "$h"; done)(logs in $logs/)"
+else
+  echo "up.sh: no rocefab binary (build it: go build -o /usr/local/bin/rocefab ./cmd/rocefab, or set ROCEFAB_BIN);" >&2
+  echo "       without it no probe responder runs, and 'rocefab probe' reports no_responder. Start them with:" >&2
+  echo "       for n in $hosts; do ip netns exec $prefix\$n rocefab probe serve --intent $PWD/fabric.yaml --from \$n & done" >&2
 fi
+
 echo "lab up: $(awk -v p="$prefix" '$1 == "node" { for (i = 2; i <= NF; i++) printf "%s%s ", p, $i }' topology)"
 echo "try:"
+echo "  rocefab probe examples/lab                  # every host pair, real RoCEv2 through the responders above"
 echo "  rocefab plan examples/lab                   # switches via netlink in their namespaces"
-echo "  for n in h1 h2 h3 h4; do ip netns exec $prefix\$n rocefab probe serve & done"
 echo "  rocefab probe --mesh examples/lab           # probe every fabric link, localize faults"
+echo "  sudo examples/lab/down.sh                   # stop the responders, remove the namespaces"

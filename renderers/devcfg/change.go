@@ -82,6 +82,31 @@ func (d *Disruption) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// Effect classes a difference by what it does to the lossless class while
+// it stands: breaks (PFC, classification of the RoCE DSCP, the no-drop
+// queue, MTU, buffers: RoCE traffic is dropped or paused wrongly), degrades
+// (ECN marking, CNP handling, the PFC watchdog, scheduling: still lossless,
+// but congestion control or recovery suffer) or neutral (nothing the
+// lossless class depends on). Empty means not classed.
+type Effect string
+
+const (
+	EffectNeutral  Effect = "neutral"
+	EffectDegrades Effect = "degrades"
+	EffectBreaks   Effect = "breaks"
+)
+
+// Rank orders effects: breaks 2, degrades 1, neutral and unclassed 0.
+func (e Effect) Rank() int {
+	switch e {
+	case EffectBreaks:
+		return 2
+	case EffectDegrades:
+		return 1
+	}
+	return 0
+}
+
 // Change is one difference between desired and running configuration.
 type Change struct {
 	Action Action `json:"action"`
@@ -97,6 +122,8 @@ type Change struct {
 	Disruption Disruption `json:"disruption"`
 	// Reason says why a change is traffic-affecting.
 	Reason string `json:"reason,omitempty"`
+	// Effect is what the difference does to the lossless class.
+	Effect Effect `json:"effect,omitempty"`
 }
 
 // Where is the full location, for messages: parents and path joined.

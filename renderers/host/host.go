@@ -104,8 +104,8 @@ func tagged(h *intent.Host, nic intent.NIC, p intent.Policy, r *intent.Resolved)
 		return 0
 	}
 	if r != nil {
-		for _, l := range r.HostLinks() {
-			if l.HostEnd.Device != h.Name || l.HostEnd.Port != nic.Netdev {
+		for _, l := range r.HostLinksOf(h.Name) {
+			if l.HostEnd.Port != nic.Netdev {
 				continue
 			}
 			if sw := r.Switch(l.SwitchEnd.Device); sw != nil {

@@ -292,10 +292,7 @@ func CheckFabric(r *intent.Resolved, reg *renderers.Registry, hosts map[string]*
 // its read-back settings, or its rendered ones when settings is nil.
 func CheckHost(r *intent.Resolved, reg *renderers.Registry, h *intent.Host, settings *devcfg.HostSettings) ([]Finding, error) {
 	var out []Finding
-	for _, l := range r.HostLinks() {
-		if l.HostEnd.Device != h.Name {
-			continue
-		}
+	for _, l := range r.HostLinksOf(h.Name) {
 		sw := r.Switch(l.SwitchEnd.Device)
 		if sw == nil {
 			continue

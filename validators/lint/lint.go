@@ -9,6 +9,7 @@ import (
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/intent/headroom"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // minMTUForActive4096 is the IP MTU at which RoCE picks a 4096-byte active
@@ -45,6 +46,10 @@ func finish(reg *renderers.Registry, fab *intent.Fabric, diags intent.Diagnostic
 	res, rdiags := intent.Resolve(fab)
 	diags = append(diags, rdiags...)
 	diags = append(diags, Check(res, reg)...)
+	if !diags.HasErrors() {
+		// Renderers see a valid intent only, as plan does.
+		diags = append(diags, CheckRenders(res, reg)...)
+	}
 	diags = dedupe(diags)
 	diags.Sort()
 	return res, diags
@@ -71,6 +76,18 @@ func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
 	return c.diags
 }
 
+// CheckRenders renders every switch and host as plan would (see
+// renderChecks) and compares both ends of every cable (linkEnds). It
+// expects an intent Check found no errors in, so a problem lint already
+// names is not reported again from another side.
+func CheckRenders(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
+	c := &checker{r: r, reg: reg, seen: map[string]bool{}, shared: map[sharedKey][]string{}}
+	c.renderChecks()
+	c.linkEnds()
+	c.flushShared()
+	return c.diags
+}
+
 type checker struct {
 	r     *intent.Resolved
 	reg   *renderers.Registry
@@ -81,6 +98,9 @@ type checker struct {
 	// switches it affects, instead of once per switch.
 	shared      map[sharedKey][]string // switch names
 	sharedOrder []sharedKey
+	// hostSettings are the hosts' rendered NIC settings (renderChecks), for
+	// the link checks.
+	hostSettings map[string]*devcfg.HostSettings
 }
 
 type sharedKey struct {
@@ -142,6 +162,7 @@ func (c *checker) warnf(at intent.Loc, code, format string, args ...any) {
 // policy checks one effective policy. Problems are reported where the value
 // was written, so a bad fabric-wide value is reported once, not per device.
 func (c *checker) policy(p intent.Policy, device string) {
+	c.checkPlatformDefaults(p)
 	if _, set := originSet(p, "vlan"); set && (p.VLAN < 1 || p.VLAN > 4094) {
 		c.errorf(p.Origin("vlan"), CodeVLANRange, "VLAN %d is outside 1..4094", p.VLAN)
 	}
@@ -308,12 +329,8 @@ func (c *checker) watchdogTimes(sw *intent.Switch, e *renderers.Entry) {
 		{"pfc.watchdog.detectionTime", "detection", p.Watchdog.Detection, w.Detection},
 		{"pfc.watchdog.restorationTime", "restoration", p.Watchdog.Restoration, w.Restoration},
 	} {
-		if t.d == 0 {
-			continue
-		}
-		if !t.r.Rendered() {
-			c.perSwitchWarn(p.Origin(t.field), CodeWatchdogDefault, sw.Name, "%s keeps its own PFC watchdog %s time: rocefab does not render %s there", e.Name, t.what, t.field)
-			continue
+		if t.d == 0 || !t.r.Rendered() {
+			continue // a time not rendered at all is RF131, found by rendering
 		}
 		if err := t.r.Check(e.Name, t.what, t.d); err != nil {
 			c.perSwitch(p.Origin(t.field), CodeWatchdogTime, sw.Name, "%v", err)
@@ -605,7 +622,11 @@ func (c *checker) probe() {
 	for _, pair := range p.List {
 		for _, end := range []struct{ field, name string }{{"from", pair.From}, {"to", pair.To}} {
 			if c.r.Host(end.name) == nil {
-				c.errorf(pair.At(end.field), CodeProbeSettings, "probe pair names %q, which is not a host", end.name)
+				var hosts []string
+				for _, h := range c.r.Hosts {
+					hosts = append(hosts, h.Name)
+				}
+				c.errorf(pair.At(end.field), CodeProbeSettings, "probe pair names %q, which is not a host%s", end.name, suggest(end.name, hosts))
 			}
 		}
 	}

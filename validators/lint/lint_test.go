@@ -116,8 +116,9 @@ func ruleCases() []ruleCase {
 			pass: []fabric{b.with(lossless(" {ecn: {minThreshold: 150KB, maxThreshold: 150001B}}")), b.with(lossless(" {profile: pfc-only}"))},
 			fail: []fabric{b.with(lossless(" {ecn: {minThreshold: 150KB, maxThreshold: 150KB}}")), b.with(lossless(" {ecn: {minThreshold: 2MB}}"))}},
 		{code: lint.CodeECNNearXoff,
-			pass: []fabric{b.with(lossless(" {pfc: {xoff: 300KB}}")), b.with(lossless(" {profile: ecn-only, pfc: {xoff: 100KB}}"))},
-			fail: []fabric{b.with(lossless(" {pfc: {xoff: 299999B}}"))}},
+			// EOS keeps its own xoff (RF131): accepted, so only RF105 speaks.
+			pass: []fabric{b.with(lossless(" {pfc: {xoff: 300KB}, platformDefaults: [pfc.xoff]}")), b.with(lossless(" {profile: ecn-only, pfc: {xoff: 100KB}}"))},
+			fail: []fabric{b.with(lossless(" {pfc: {xoff: 299999B}, platformDefaults: [pfc.xoff]}"))}},
 		{code: lint.CodeHostMTUFit,
 			pass: []fabric{b.with(lossless(" {mtu: {host: 9214}}")), b.with(lossless(" {mtu: {switch: 9100, host: 9100}}"))},
 			fail: []fabric{b.with(lossless(" {mtu: {host: 9215}}")), b.with(lossless(" {mtu: {host: 9217}}")), b.with(lossless(" {mtu: {switch: 9000, host: 9001}}"))}},
@@ -132,7 +133,7 @@ func ruleCases() []ruleCase {
 			fail: []fabric{b.with(lossless(" {roceDscp: [26, 48]}")), b.with(lossless(" {cnp: {dscp: 26}}"))}},
 		{code: lint.CodeTooManyNoDrop,
 			pass: []fabric{b.with(lossless(" {pfc: {priorities: [3, 4]}}")), b.with(func(f *fabric) {
-				f.switches, f.links, f.lossless = junosLeaf+"\n      junos: {queueBufferSize: 10MB}", junosLink, " {cnp: {priority: 7}, pfc: {priorities: [0, 1, 2, 3, 4, 5]}}"
+				f.switches, f.links, f.lossless = junosLeaf+"\n      junos: {queueBufferSize: 15MB}", junosLink, " {cnp: {priority: 7}, pfc: {priorities: [0, 1, 2, 3, 4, 5]}}"
 			})},
 			fail: []fabric{b.with(lossless(" {pfc: {priorities: [2, 3, 4]}}"))}},
 		{code: lint.CodeDuplicateAddress,
@@ -171,7 +172,7 @@ func ruleCases() []ruleCase {
 			}},
 		{code: lint.CodeJunosBuffer,
 			pass: []fabric{
-				b.with(func(f *fabric) { f.switches, f.links = junosLeaf+"\n      junos: {queueBufferSize: 10MB}", junosLink }),
+				b.with(func(f *fabric) { f.switches, f.links = junosLeaf+"\n      junos: {queueBufferSize: 15MB}", junosLink }),
 				b.with(func(f *fabric) {
 					f.switches, f.links = junosLeaf+"\n      junos: {fillLevelMin: 1, fillLevelMax: 10%}", junosLink
 				}),
@@ -291,8 +292,9 @@ func ruleCases() []ruleCase {
 				b.with(func(f *fabric) {
 					f.switches, f.links, f.lossless = cumulusLeaf, cumulusLink(", length: 300m"), " {profile: pfc-only, pfc: {xoff: 100KB}}"
 				}),
-				// EOS renders no xoff: nothing to check.
-				b.with(lossless(" {profile: pfc-only, pfc: {xoff: 10KB}}")),
+				// EOS renders no xoff: nothing to check (and the setting
+				// keeps EOS's own, accepted: RF131).
+				b.with(lossless(" {profile: pfc-only, pfc: {xoff: 10KB}, platformDefaults: [pfc.xoff]}")),
 			},
 			fail: []fabric{
 				b.with(func(f *fabric) {
@@ -324,6 +326,79 @@ func ruleCases() []ruleCase {
 					f.switches, f.links, f.lossless = cumulusLeaf, cumulusLink(""), " {profile: pfc-only, pfc: {xoff: 300KB}}"
 				}),
 			}},
+		{code: lint.CodeNotRendered,
+			pass: []fabric{
+				// Cumulus renders xoff; EOS keeps its own, accepted.
+				b.with(func(f *fabric) {
+					f.switches, f.links = cumulusLeaf, cumulusLink(", length: 5m")
+					f.lossless = " {pfc: {xoff: 400KB}}"
+				}),
+				b.with(lossless(" {pfc: {xoff: 400KB}, platformDefaults: [pfc.xoff]}")),
+				b.with(func(f *fabric) {
+					f.lossless = " {pfc: {xoff: 400KB}}"
+					f.switches = eosLeaf + "\n      overrides: {platformDefaults: [pfc.xoff]}"
+				}),
+			},
+			fail: []fabric{
+				b.with(lossless(" {pfc: {xoff: 400KB}}")),
+				b.with(lossless(" {pfc: {cableLength: 300m}}")),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = strings.Replace(eosLeaf, "platform: eos", "platform: nxos", 1), gpuLink, " {pfc: {watchdog: {action: forward}}}"
+					f.switches = strings.Replace(f.switches, "Ethernet1-8", "Ethernet1/1-8", 1)
+					f.links = strings.Replace(gpuLink, "Ethernet1", "Ethernet1/1", 1)
+				}),
+			}},
+		{code: lint.CodeRender,
+			pass: []fabric{b.with(func(f *fabric) {
+				f.switches, f.links = junosLeaf+"\n      junos: {queueBufferSize: 20MB}", junosLink
+				f.lossless = " {ecn: {minThreshold: 200KB, maxThreshold: 2MB}}"
+			})},
+			fail: []fabric{
+				// 200KB is 1.33 % of 15MB: Junos takes whole percent only.
+				b.with(func(f *fabric) {
+					f.switches, f.links = junosLeaf+"\n      junos: {queueBufferSize: 15MB}", junosLink
+					f.lossless = " {ecn: {minThreshold: 200KB}}"
+				}),
+				// A VLAN netdev name longer than Linux takes.
+				b.with(func(f *fabric) {
+					f.lossless = " {vlan: 100}"
+					f.switches = strings.Replace(eosLeaf, "Ethernet1-8", "Ethernet1-8\n          mode: trunk", 1)
+					f.hosts = strings.Replace(gpuHost, "netdev: ens1f0np0", "netdev: enp65s0f0np0xx", 1)
+					f.links = strings.Replace(gpuLink, "ens1f0np0", "enp65s0f0np0xx", 1)
+				}),
+			}},
+		{code: lint.CodeLinkEnds,
+			pass: []fabric{
+				b.with(func(f *fabric) { f.switches, f.links = twoSwitches, spineLink("", "") }),
+				b.with(func(f *fabric) {
+					f.switches, f.links = strings.Replace(twoSwitches, "platform: eos\n      address: 192.0.2.21", "platform: nxos\n      address: 192.0.2.21", 1), spineLink("", "")
+					f.switches = strings.Replace(f.switches, "192.0.2.21\n      ports:\n        - names: Ethernet1-8", "192.0.2.21\n      ports:\n        - names: Ethernet1/1-8", 1)
+					f.links = strings.Replace(f.links, "spine1:Ethernet1", "spine1:Ethernet1/1", 1)
+				}),
+			},
+			fail: []fabric{
+				b.with(func(f *fabric) {
+					f.switches, f.links = twoSwitches+"\n      overrides: {noDropPriority: 4}", spineLink("", "")
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links = twoSwitches+"\n      overrides: {roceDscp: [24]}", spineLink("", "")
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links = twoSwitches+"\n      overrides: {cnp: {dscp: 46}}", spineLink("", "")
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links = twoSwitches+"\n      overrides: {pfc: {priorities: [3, 4]}}", spineLink("", "")
+				}),
+			}},
+		{code: lint.CodeHostLink,
+			pass: []fabric{b},
+			fail: []fabric{
+				b.with(func(f *fabric) { f.hosts = gpuHost + "\n      overrides: {pfc: {priorities: [3, 4]}}" }),
+				b.with(func(f *fabric) { f.hosts = gpuHost + "\n      overrides: {cnp: {priority: 5}}" }),
+			}},
+		{code: lint.CodePlatformDefaults,
+			pass: []fabric{b.with(lossless(" {platformDefaults: [pfc.cableLength, pfc.watchdog.detectionTime]}"))},
+			fail: []fabric{b.with(lossless(" {platformDefaults: [pfc.cablelength]}")), b.with(lossless(" {platformDefaults: [vlan]}"))}},
 		{code: lint.CodeSwitchedNeedsVLAN,
 			pass: []fabric{b.with(func(f *fabric) { f.switches = eosLeaf + "\n          mode: routed" })},
 			fail: []fabric{

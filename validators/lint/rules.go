@@ -43,12 +43,20 @@ const (
 	CodePCPNeedsVLAN       = "RF128"
 	CodeSwitchedNeedsVLAN  = "RF129"
 	CodeWatchdogTime       = "RF130"
-	CodeWatchdogDefault    = "RF131"
+	CodeNotRendered        = "RF131"
 	CodeLinkAddress        = "RF132"
 	CodeOpenConfigNoPFC    = "RF133"
 	CodeXoffBelowHeadroom  = "RF134"
 	CodeHeadroomOverBuffer = "RF135"
 	CodeHeadroomAssumed    = "RF136"
+	CodeRender             = "RF137"
+	CodeLinkEnds           = "RF138"
+	CodeHostLink           = "RF139"
+	CodePlatformDefaults   = "RF140"
+
+	// CodeWatchdogDefault is RF131's first name, when it covered watchdog
+	// times only.
+	CodeWatchdogDefault = CodeNotRendered
 )
 
 // Rules lists every lint rule, for documentation and `rocefab validate --rules`.
@@ -83,10 +91,14 @@ var Rules = []Rule{
 	{CodePCPNeedsVLAN, intent.SeverityError, "trust pcp needs a lossless VLAN: untagged frames carry no PCP"},
 	{CodeSwitchedNeedsVLAN, intent.SeverityError, "trunk and access ports need the lossless VLAN"},
 	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express (EOS: seconds with at most two decimals)"},
-	{CodeWatchdogDefault, intent.SeverityWarning, "a PFC watchdog time the platform keeps at its own default (rocefab does not render it there)"},
+	{CodeNotRendered, intent.SeverityError, "an explicit setting the platform does not render (it keeps its own default), unless lossless.platformDefaults accepts it"},
 	{CodeLinkAddress, intent.SeverityError, "a link address is an IP address of a switch end, used once"},
 	{CodeOpenConfigNoPFC, intent.SeverityWarning, "an OpenConfig device whose PFC rocefab cannot express (pfcFallback none, or sonic: sonic-gnmi takes one origin per request)"},
 	{CodeXoffBelowHeadroom, intent.SeverityError, "an explicit PFC xoff holds what every lossless port still receives after it pauses"},
 	{CodeHeadroomOverBuffer, intent.SeverityError, "the headroom of all lossless ports fits the ASIC's packet buffer"},
 	{CodeHeadroomAssumed, intent.SeverityWarning, "port speed and cable length are written where rocefab computes headroom"},
+	{CodeRender, intent.SeverityError, "every switch and host renders: what plan would refuse, validate refuses, at the field that causes it"},
+	{CodeLinkEnds, intent.SeverityError, "both ends of a switch link agree on the lossless class: no-drop priority, PFC priorities, RoCE DSCPs, trust, CNP class (MTU: a warning)"},
+	{CodeHostLink, intent.SeverityError, "a host NIC and its switch port agree: DSCP/PCP classification, PFC, trust, CNP, MTU, VLAN, ToS (some are warnings)"},
+	{CodePlatformDefaults, intent.SeverityError, "lossless.platformDefaults lists fields a platform may keep at its default"},
 }

@@ -116,6 +116,8 @@ type Measurements struct {
 	Reachable bool `json:"reachable"`
 	// Error explains a pair that could not be probed at all.
 	Error string `json:"error,omitempty"`
+	// Silence is what tracing the path showed when nothing answered.
+	Silence *Silence `json:"silence,omitempty"`
 	// StatsExchanged is true when the responder reported what it saw.
 	StatsExchanged bool   `json:"statsExchanged"`
 	StatsError     string `json:"statsError,omitempty"`

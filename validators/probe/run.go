@@ -81,6 +81,7 @@ func (e *Endpoint) Run(ctx context.Context, cfg RunConfig) (rep *Report, err err
 		}()
 	}
 	wg.Wait()
+	e.explainSilence(ctx, results, cfg.Targets, pol)
 	return NewReport(results, pol), ctx.Err()
 }
 

@@ -73,6 +73,10 @@ func Evaluate(pair PairResult, pol Policy) []Finding {
 	pol = pol.withDefaults()
 	m := pair.Measurements
 	v := evaluator{pair: pair.Name(), pol: pol, from: pair.From, to: pair.To}
+	if f, ok := v.silenceFinding(pair, pol); !m.Reachable && ok {
+		v.add(f)
+		return v.out
+	}
 	if !m.Reachable {
 		meas := m.Error
 		if meas == "" {
@@ -82,9 +86,11 @@ func Evaluate(pair PairResult, pol Policy) []Finding {
 		if port == 0 {
 			port = DefaultPort
 		}
-		v.add(Finding{Code: CodeNoResponder, Severity: SeverityError, Measurement: meas,
+		f := Finding{Code: CodeNoResponder, Severity: SeverityError, Measurement: meas,
 			Expected: fmt.Sprintf("a probe responder answering P_Key 0x%04x on UDP %d", pol.PKey, port),
-			Message:  fmt.Sprintf("no probe responder answered at %s", pair.To)})
+			Message:  fmt.Sprintf("no probe responder answered at %s", pair.To)}
+		silenceNote(&f, m.Silence)
+		v.add(f)
 		return v.out
 	}
 	switch {

@@ -145,4 +145,8 @@ type DeviceState struct {
 	Checked  time.Time `json:"checked"`
 	RunID    string    `json:"runId"`
 	Error    string    `json:"error,omitempty"`
+	// Effect is the worst lossless effect of a drifted device's
+	// differences (breaks, degrades, neutral), so a drift that turns
+	// breaking is announced though the state stays "drifted".
+	Effect string `json:"effect,omitempty"`
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,15 +36,37 @@ const (
 // ErrConfig is wrapped by errors in the webhook settings.
 var ErrConfig = errors.New("webhook")
 
+// Severities of an event or a device change, by what the drift does to
+// the lossless class: critical when it breaks it (the RoCE DSCP on a lossy
+// queue, PFC off, a lower MTU), warning when it degrades it or a device
+// cannot be checked, info otherwise (back to compliant, say).
+const (
+	SeverityCritical = "critical"
+	SeverityWarning  = "warning"
+	SeverityInfo     = "info"
+)
+
+func severityRank(s string) int {
+	switch s {
+	case SeverityCritical:
+		return 2
+	case SeverityWarning:
+		return 1
+	}
+	return 0
+}
+
 // Event is one run's compliance changes.
 type Event struct {
-	Fabric  string         `json:"fabric"`
-	Shard   string         `json:"shard,omitempty"`
-	RunID   string         `json:"runId"`
-	RunKind string         `json:"runKind"`
-	Commit  string         `json:"commit,omitempty"`
-	Time    time.Time      `json:"time"`
-	Changes []DeviceChange `json:"changes"`
+	// Severity is the worst of the changes': receivers page on critical.
+	Severity string         `json:"severity"`
+	Fabric   string         `json:"fabric"`
+	Shard    string         `json:"shard,omitempty"`
+	RunID    string         `json:"runId"`
+	RunKind  string         `json:"runKind"`
+	Commit   string         `json:"commit,omitempty"`
+	Time     time.Time      `json:"time"`
+	Changes  []DeviceChange `json:"changes"`
 }
 
 // DeviceChange is one device whose compliance state changed.
@@ -52,14 +75,41 @@ type DeviceChange struct {
 	Platform string `json:"platform,omitempty"`
 	From     string `json:"from"` // "" when first seen
 	To       string `json:"to"`
-	// Changes is how many differences the device shows.
-	Changes int    `json:"changes,omitempty"`
-	Error   string `json:"error,omitempty"`
+	// Changes is how many differences the device shows; Breaking how many
+	// of them break the lossless class.
+	Changes  int    `json:"changes,omitempty"`
+	Breaking int    `json:"breaking,omitempty"`
+	Severity string `json:"severity,omitempty"`
+	// Worst is the difference that matters most, as the drift report
+	// shows it ("interface Ethernet1/7 > mtu 1500 -> mtu 9216").
+	Worst string `json:"worst,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Finish orders the changes, critical ones first, and sets the event's
+// severity to the worst of theirs.
+func (e *Event) Finish() {
+	sort.SliceStable(e.Changes, func(i, j int) bool {
+		ri, rj := severityRank(e.Changes[i].Severity), severityRank(e.Changes[j].Severity)
+		if ri != rj {
+			return ri > rj
+		}
+		return e.Changes[i].Device < e.Changes[j].Device
+	})
+	e.Severity = SeverityInfo
+	for _, c := range e.Changes {
+		if severityRank(c.Severity) > severityRank(e.Severity) {
+			e.Severity = c.Severity
+		}
+	}
 }
 
 // Text is the one-message summary used by the Slack form.
 func (e Event) Text() string {
 	var b strings.Builder
+	if e.Severity == SeverityCritical {
+		b.WriteString("CRITICAL: lossless class broken: ")
+	}
 	fmt.Fprintf(&b, "rocefab %s", e.Fabric)
 	if e.Shard != "" {
 		fmt.Fprintf(&b, " (shard %s)", e.Shard)
@@ -76,7 +126,14 @@ func (e Event) Text() string {
 		}
 		fmt.Fprintf(&b, "\n• %s: %s → %s", c.Device, from, c.To)
 		if c.Changes > 0 {
-			fmt.Fprintf(&b, " (%d difference(s))", c.Changes)
+			fmt.Fprintf(&b, " (%d difference(s)", c.Changes)
+			if c.Breaking > 0 {
+				fmt.Fprintf(&b, ", %d breaking the lossless class", c.Breaking)
+			}
+			b.WriteString(")")
+		}
+		if c.Worst != "" {
+			fmt.Fprintf(&b, ": %s", c.Worst)
 		}
 		if c.Error != "" {
 			fmt.Fprintf(&b, ": %s", c.Error)

@@ -112,11 +112,16 @@ func TestFormats(t *testing.T) {
 	}
 }
 
-// TestBodiesGolden pins both wire formats (receivers parse them).
+// TestBodiesGolden pins both wire formats (receivers parse them): a
+// drift that breaks the lossless class makes the event critical and leads
+// it.
 func TestBodiesGolden(t *testing.T) {
 	ev := event
 	ev.Shard = "1/3"
-	ev.Changes = append(ev.Changes, DeviceChange{Device: "spine1", Platform: "eos", To: "unreachable", Error: "connect: connection refused"})
+	ev.Changes = append(ev.Changes, DeviceChange{Device: "spine1", Platform: "eos", To: "unreachable", Severity: SeverityWarning, Error: "connect: connection refused"},
+		DeviceChange{Device: "leaf9", Platform: "sonic", From: "compliant", To: "drifted", Changes: 2, Breaking: 1, Severity: SeverityCritical,
+			Worst: "sonic-db:/DSCP_TO_TC_MAP/ROCEFAB/26: \"3\" -> \"0\""})
+	ev.Finish()
 	for _, f := range []Format{Generic, Slack} {
 		t.Run(string(f), func(t *testing.T) {
 			w := &Webhook{opt: Options{Format: f}}

@@ -84,6 +84,11 @@ func (l *ICMPListener) filter() error {
 // true; after Close, ErrClosed.
 func (l *ICMPListener) Read(buf []byte, deadline time.Time) (ICMPError, error) {
 	if err := l.c.SetReadDeadline(deadline); err != nil {
+		if errors.Is(err, net.ErrClosed) {
+			// Closed between two reads: a caller that loops until
+			// ErrClosed must see it here too, or it never ends.
+			return ICMPError{}, ErrClosed
+		}
 		return ICMPError{}, err
 	}
 	for {

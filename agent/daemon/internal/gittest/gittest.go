@@ -123,3 +123,16 @@ func (r *Repo) Branch(name string) {
 		r.t.Fatal(err)
 	}
 }
+
+// ResetTo moves the checked-out branch back to commit (a force-push of
+// an earlier commit, as after `git reset --hard` and `git push -f`).
+func (r *Repo) ResetTo(commit string) {
+	r.t.Helper()
+	wt, err := r.repo.Worktree()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if err := wt.Reset(&git.ResetOptions{Commit: plumbing.NewHash(commit), Mode: git.HardReset}); err != nil {
+		r.t.Fatal(err)
+	}
+}
