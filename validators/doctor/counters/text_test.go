@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/internal/netnstest"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
@@ -146,7 +147,9 @@ func TestParseText(t *testing.T) {
 
 func FuzzParseText(f *testing.F) {
 	// Seeds in testdata/fuzz/FuzzParseText: both formats, comments, bad
-	// lines and values.
+	// lines and values; plus real ethtool -S and hw counter output from
+	// the shared corpus, read where it is.
+	corpus.SeedWith(f, func(b []byte) { f.Add(string(b)) }, "counters")
 	f.Fuzz(func(t *testing.T, text string) {
 		vals, err := counters.ParseText(text)
 		if err != nil {
