@@ -143,7 +143,11 @@ func TestExampleBuildsAndCleansUp(t *testing.T) {
 // down.sh leaves nothing behind.
 func TestLabScripts(t *testing.T) {
 	netnstest.Require(t)
-	netnstest.RequireTool(t, "bash")
+	// The scripts as users run them: the topology's sysctl steps and
+	// up.sh's awk need procps and awk, which a Go-only machine lacks.
+	for _, tool := range []string{"bash", "sysctl", "awk"} {
+		netnstest.RequireTool(t, tool)
+	}
 	topo, err := Parse(lab.Topology)
 	if err != nil {
 		t.Fatal(err)
