@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -391,4 +393,39 @@ func httpPost(t *testing.T, url, token string) (int, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
+}
+
+// TestMeshDocumented: docs/agent.md names every mesh metric the agent
+// registers, the endpoint and the webhook events.
+func TestMeshDocumented(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "agent.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	m := newMetrics("test", "0/1", newCounterHub())
+	m.mesh.runs.WithLabelValues("clean")
+	m.mesh.setLinks([]history.LinkHealth{{Link: "a 1 - b 1", Direction: "a -> b", State: history.LinkGood}})
+	m.mesh.findings.WithLabelValues("loss", "localized")
+	fams, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range fams {
+		if strings.HasPrefix(f.GetName(), "rocefab_mesh_") {
+			n++
+			if !strings.Contains(doc, "`"+f.GetName()+"`") {
+				t.Errorf("docs/agent.md does not list %s", f.GetName())
+			}
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d mesh metric families, want 6", n)
+	}
+	for _, want := range []string{"`GET /api/v1/mesh`", "`agent.mesh.interval`", `"event": "link_bad"`, `"event": "link_recovered"`, MeshSchema} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs/agent.md does not mention %s", want)
+		}
+	}
 }
