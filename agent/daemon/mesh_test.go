@@ -368,12 +368,47 @@ func TestMeshInTheAgent(t *testing.T) {
 	if v, ok := valueIn(fams, "rocefab_mesh_link_healthy", map[string]string{"link": link12, "direction": dirDown}); !ok || v != 0 {
 		t.Fatalf("restored gauge %v %v", v, ok)
 	}
-	if _, err := b.RunNow(context.Background(), history.KindMesh); err != nil {
-		t.Fatal(err)
+	fm.set(faulty(dscpOn(spine2ToLeaf1)), clean())
+	for range 2 {
+		if _, err := b.RunNow(context.Background(), history.KindMesh); err != nil {
+			t.Fatal(err)
+		}
 	}
-	time.Sleep(100 * time.Millisecond)
-	if n := len(meshHooks(t, f.hooks)); n != 3 {
-		t.Fatalf("%d mesh notifications after the restart, want 3 (the bad link was known)", n)
+	// Delivered in order: the recovery comes right after the link_bad
+	// from before the restart, with nothing between.
+	evs = waitHooks(t, f.hooks, 4)
+	if len(evs) != 4 || evs[2].Links[0].Event != notify.LinkBad || evs[3].Links[0].Event != notify.LinkRecovered {
+		t.Fatalf("mesh notifications around the restart: %+v", evs[2:])
+	}
+}
+
+// TestLinkSeriesFollowTheIntent: a link that leaves the intent leaves
+// /metrics; the series stay links times two.
+func TestLinkSeriesFollowTheIntent(t *testing.T) {
+	m := newMetrics("test", "0/1", newCounterHub())
+	count := func() int {
+		fams, err := m.reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fams {
+			if f.GetName() == "rocefab_mesh_link_state" {
+				return len(f.GetMetric())
+			}
+		}
+		return 0
+	}
+	links, _ := nextLinks(nil, clean(), time.Now())
+	m.mesh.setLinks(links)
+	if n := count(); n != 8*3 {
+		t.Fatalf("%d state series for 8 link directions, want 24", n)
+	}
+	fewer := clean()
+	fewer.Links = fewer.Links[:6]
+	links, _ = nextLinks(nil, fewer, time.Now())
+	m.mesh.setLinks(links)
+	if n := count(); n != 6*3 {
+		t.Fatalf("%d state series after a link left, want 18", n)
 	}
 }
 
