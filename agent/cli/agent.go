@@ -81,7 +81,7 @@ var agentSettings = []agentSetting{
 	{key: "http.token-env", flag: "token-env", def: "ROCEFAB_AGENT_TOKEN", usage: "variable holding the bearer token (used when set)"},
 	{key: "http.tls-cert", flag: "tls-cert", def: "", usage: "serve HTTPS with this certificate (PEM)"},
 	{key: "http.tls-key", flag: "tls-key", def: "", usage: "private key of --tls-cert"},
-	{key: "notify.webhook-url", flag: "webhook-url", def: "", usage: "webhook for compliance changes: a URL, env:VARIABLE or file:PATH (a secret; never logged)", secret: true},
+	{key: "notify.webhook-url", flag: "webhook-url", def: "", usage: "webhook for compliance changes and fabric links that turn bad or recover: a URL, env:VARIABLE or file:PATH (a secret; never logged)", secret: true},
 	{key: "notify.format", flag: "webhook-format", def: "generic", usage: "webhook body: generic (JSON) or slack ({\"text\": ...})"},
 	{key: "notify.attempts", flag: "webhook-attempts", def: 5, usage: "tries per notification"},
 	{key: "notify.backoff", flag: "webhook-backoff", def: time.Second, usage: "first wait between tries, doubling up to a minute"},
@@ -101,9 +101,10 @@ func newAgentCommand(a *app) *cobra.Command {
 		Long: `agent runs until it is stopped (SIGTERM or SIGINT). It follows the intent in a
 git repository (--git-url) or a local folder (PATH or --intent), plans each new
 valid commit (or, with --auto-apply, applies its hitless changes to at most
---max-devices devices), checks drift and runs the probe on schedules, keeps the
-runs in a history under --state-dir, collects PFC and ECN counters, posts
-compliance changes to a webhook, and serves /healthz, /readyz, /metrics and
+--max-devices devices), checks drift, runs the probe and the probe mesh (the
+health of every fabric link) on schedules, keeps the runs in a history under
+--state-dir, collects PFC and ECN counters, posts compliance changes and links
+that turn bad or recover to a webhook, and serves /healthz, /readyz, /metrics and
 /api/v1. Settings come from flags, ROCEFAB_AGENT_* variables and the agent:
 section of --config (docs/agent.md). One agent runs per state directory.`,
 	}
