@@ -24,6 +24,7 @@ import (
 	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
+	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
 
 func init() { register(newAgentCommand) }
@@ -64,6 +65,12 @@ var agentSettings = []agentSetting{
 	{key: "probe.interval", flag: "probe-interval", def: time.Duration(0), usage: "probe run interval; 0 turns the probe schedule off"},
 	{key: "probe.jitter", flag: "probe-jitter", def: time.Minute, usage: "random extra delay before each probe run"},
 	{key: "probe.parallel", flag: "probe-parallel", def: 4, usage: "sending hosts probed at once"},
+	{key: "mesh.interval", flag: "mesh-interval", def: time.Duration(0), usage: "probe mesh run interval (every fabric link, faults localized); 0 turns the mesh schedule off"},
+	{key: "mesh.jitter", flag: "mesh-jitter", def: time.Minute, usage: "random extra delay before each mesh run"},
+	{key: "mesh.flows-per-link", flag: "mesh-flows-per-link", def: mesh.DefaultFlowsPerLink, usage: "probe flows each fabric link carries in each direction in a mesh run"},
+	{key: "mesh.spread", flag: "mesh-spread", def: mesh.DefaultInterval, usage: "the time a mesh run spreads its flows over"},
+	{key: "mesh.host-pps", flag: "mesh-host-pps", def: mesh.DefaultHostPPS, usage: "probe packets per second a host sends and receives at most in a mesh run"},
+	{key: "mesh.hop-timeout", flag: "mesh-hop-timeout", def: 300 * time.Millisecond, usage: "how long a router hop may take to answer a mesh trace"},
 	{key: "hosts.include", flag: "include-hosts", def: true, usage: "check hosts' NIC settings too (in-process for this machine and lab namespaces, over SSH otherwise)"},
 	{key: "apply.auto", flag: "auto-apply", def: false, usage: "apply each new valid commit (hitless changes only, within max-devices)"},
 	{key: "apply.max-devices", flag: "max-devices", def: 5, usage: "most devices an automatic apply may change; more refuses the apply"},
@@ -74,7 +81,7 @@ var agentSettings = []agentSetting{
 	{key: "http.token-env", flag: "token-env", def: "ROCEFAB_AGENT_TOKEN", usage: "variable holding the bearer token (used when set)"},
 	{key: "http.tls-cert", flag: "tls-cert", def: "", usage: "serve HTTPS with this certificate (PEM)"},
 	{key: "http.tls-key", flag: "tls-key", def: "", usage: "private key of --tls-cert"},
-	{key: "notify.webhook-url", flag: "webhook-url", def: "", usage: "webhook for compliance changes: a URL, env:VARIABLE or file:PATH (a secret; never logged)", secret: true},
+	{key: "notify.webhook-url", flag: "webhook-url", def: "", usage: "webhook for compliance changes and fabric links that turn bad or recover: a URL, env:VARIABLE or file:PATH (a secret; never logged)", secret: true},
 	{key: "notify.format", flag: "webhook-format", def: "generic", usage: "webhook body: generic (JSON) or slack ({\"text\": ...})"},
 	{key: "notify.attempts", flag: "webhook-attempts", def: 5, usage: "tries per notification"},
 	{key: "notify.backoff", flag: "webhook-backoff", def: time.Second, usage: "first wait between tries, doubling up to a minute"},
@@ -94,9 +101,10 @@ func newAgentCommand(a *app) *cobra.Command {
 		Long: `agent runs until it is stopped (SIGTERM or SIGINT). It follows the intent in a
 git repository (--git-url) or a local folder (PATH or --intent), plans each new
 valid commit (or, with --auto-apply, applies its hitless changes to at most
---max-devices devices), checks drift and runs the probe on schedules, keeps the
-runs in a history under --state-dir, collects PFC and ECN counters, posts
-compliance changes to a webhook, and serves /healthz, /readyz, /metrics and
+--max-devices devices), checks drift, runs the probe and the probe mesh (the
+health of every fabric link) on schedules, keeps the runs in a history under
+--state-dir, collects PFC and ECN counters, posts compliance changes and links
+that turn bad or recover to a webhook, and serves /healthz, /readyz, /metrics and
 /api/v1. Settings come from flags, ROCEFAB_AGENT_* variables and the agent:
 section of --config (docs/agent.md). One agent runs per state directory.`,
 	}
@@ -178,6 +186,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		StateDir: stateDir, Source: src, Refresh: dur("intent.refresh"),
 		Drift:     daemon.Schedule{Interval: dur("drift.interval"), Jitter: dur("drift.jitter")},
 		Probe:     daemon.Schedule{Interval: dur("probe.interval"), Jitter: dur("probe.jitter")},
+		Mesh:      daemon.Schedule{Interval: dur("mesh.interval"), Jitter: dur("mesh.jitter")},
 		Apply:     daemon.ApplyPolicy{Auto: v.GetBool("agent.apply.auto"), MaxDevices: v.GetInt("agent.apply.max-devices")},
 		Retention: history.Retention{MaxAge: dur("history.max-age"), MaxRuns: v.GetInt("agent.history.max-runs")},
 		HTTP: daemon.HTTPConfig{Listen: get("http.listen"), Token: token,
@@ -214,6 +223,18 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 	})
 	deps := daemon.Deps{Engine: eng, Renderers: a.renderers, Logger: a.log, Version: Version(),
 		Probe: probewire.Runner(&fabricProber{a: a}, v.GetInt("agent.probe.parallel"))}
+	plan := mesh.PlanConfig{FlowsPerLink: v.GetInt("agent.mesh.flows-per-link"), Interval: dur("mesh.spread"), HostPPS: v.GetInt("agent.mesh.host-pps")}
+	switch {
+	case plan.FlowsPerLink < 1:
+		return cfg, deps, usageErr("--mesh-flows-per-link %d: use 1 or more", plan.FlowsPerLink)
+	case plan.Interval <= 0:
+		return cfg, deps, usageErr("--mesh-spread %s: use a positive duration", plan.Interval)
+	case plan.HostPPS < 1:
+		return cfg, deps, usageErr("--mesh-host-pps %d: use 1 or more", plan.HostPPS)
+	case dur("mesh.hop-timeout") <= 0:
+		return cfg, deps, usageErr("--mesh-hop-timeout %s: use a positive duration", dur("mesh.hop-timeout"))
+	}
+	deps.Mesh = probewire.MeshRunner(&meshRunner{a: a}, mesh.Options{Plan: plan, HopTimeout: dur("mesh.hop-timeout")})
 	if ref := get("notify.webhook-url"); ref != "" {
 		url, err := daemon.ResolveSecretRef(ref)
 		if err != nil {

@@ -98,6 +98,11 @@ func TestAgentUsageErrors(t *testing.T) {
 		{"webhook variable unset", []string{"agent", "../../examples/basic", "--webhook-url", "env:ROCEFAB_TEST_NO_SUCH_VAR", "--state-dir", dir}, nil, "ROCEFAB_TEST_NO_SUCH_VAR is not set"},
 		{"git token variable unset", []string{"agent", "--git-url", "https://example.com/x.git", "--git-token-env", "ROCEFAB_TEST_NO_TOKEN", "--state-dir", dir}, nil, "ROCEFAB_TEST_NO_TOKEN"},
 		{"webhook not http", []string{"agent", "../../examples/basic", "--webhook-url", "ftp://hooks.example.com/SECRETPART", "--state-dir", dir, "--listen", "127.0.0.1:0"}, nil, "not an http(s) URL"},
+		{"mesh flows per link", []string{"agent", "../../examples/lab", "--mesh-flows-per-link", "0", "--state-dir", dir}, nil, "--mesh-flows-per-link 0"},
+		{"mesh spread", []string{"agent", "../../examples/lab", "--mesh-spread", "0s", "--state-dir", dir}, nil, "--mesh-spread"},
+		{"mesh host pps", []string{"agent", "../../examples/lab", "--mesh-host-pps", "0", "--state-dir", dir}, nil, "--mesh-host-pps"},
+		{"mesh hop timeout", []string{"agent", "../../examples/lab", "--mesh-hop-timeout", "0s", "--state-dir", dir}, nil, "--mesh-hop-timeout"},
+		{"mesh interval negative", []string{"agent", "../../examples/lab", "--mesh-interval", "-1s", "--state-dir", dir, "--listen", "127.0.0.1:0"}, nil, "mesh interval -1s is negative"},
 		{"branch and tag", []string{"agent", "--git-url", "https://example.com/x.git", "--git-branch", "a", "--git-tag", "b", "--state-dir", dir}, nil, "not both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

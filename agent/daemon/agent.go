@@ -36,6 +36,8 @@ type Agent struct {
 	hub     *counterHub
 	streams *switchStreams
 	devices *deviceLocks
+	// meshState is the fabric links' health from mesh runs.
+	meshState *meshState
 
 	ln  net.Listener
 	srv *http.Server
@@ -89,7 +91,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	}
 	a := &Agent{cfg: cfg, deps: deps, log: deps.Logger, now: deps.Now, lock: lk, devices: newDeviceLocks(),
 		states: map[string]history.DeviceState{}, busy: map[history.Kind]int{}, inflight: map[string]inflightRun{},
-		lastRuns: map[history.Kind]history.Run{}}
+		lastRuns: map[history.Kind]history.Run{}, meshState: &meshState{links: map[string]history.LinkHealth{}}}
 	fail := func(err error) (*Agent, error) {
 		a.release()
 		return nil, err
@@ -124,6 +126,9 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 		a.metrics.setDevice(st.Device, st.Platform, complianceStatus(st.State))
 	}
 	a.setStateCounts()
+	if err := a.restoreMesh(); err != nil {
+		return fail(fmt.Errorf("history: %w", err))
+	}
 	a.streams = newSwitchStreams(a, 16)
 	if a.ln, err = net.Listen("tcp", cfg.HTTP.Listen); err != nil {
 		return fail(fmt.Errorf("listen %s: %w", cfg.HTTP.Listen, err))
@@ -200,6 +205,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	loop(func(ctx context.Context) { a.scheduleLoop(ctx, history.KindDrift, a.cfg.Drift) })
 	if a.cfg.Probe.Interval > 0 && a.deps.Probe != nil {
 		loop(func(ctx context.Context) { a.scheduleLoop(ctx, history.KindProbe, a.cfg.Probe) })
+	}
+	if a.cfg.Mesh.Interval > 0 && a.deps.Mesh != nil {
+		loop(func(ctx context.Context) { a.scheduleLoop(ctx, history.KindMesh, a.cfg.Mesh) })
 	}
 	if a.cfg.CountersInterval > 0 && a.deps.HostCounters != nil {
 		loop(func(ctx context.Context) { a.pollHost(ctx, a.deps.HostCounters) })

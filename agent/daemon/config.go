@@ -50,6 +50,9 @@ type Config struct {
 	Drift Schedule
 	// Probe runs every Interval plus up to Jitter; 0 turns it off.
 	Probe Schedule
+	// Mesh runs the probe mesh over every fabric link every Interval plus
+	// up to Jitter; 0 turns it off.
+	Mesh Schedule
 	// Apply is what a new commit may change by itself.
 	Apply ApplyPolicy
 	// Retention bounds the history.
@@ -131,6 +134,8 @@ type Deps struct {
 	Notifier Notifier
 	// Probe may be nil: the probe schedule then does nothing.
 	Probe ProbeRunner
+	// Mesh may be nil: the mesh schedule then does nothing.
+	Mesh MeshRunner
 	// HostCounters reads this host's NIC counters; nil leaves them out.
 	HostCounters counters.Source
 	Logger       *zap.Logger
@@ -181,7 +186,8 @@ func (c *Config) check() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration
-	}{{"drift jitter", c.Drift.Jitter}, {"probe jitter", c.Probe.Jitter}, {"probe interval", c.Probe.Interval}, {"counters interval", c.CountersInterval}} {
+	}{{"drift jitter", c.Drift.Jitter}, {"probe jitter", c.Probe.Jitter}, {"probe interval", c.Probe.Interval},
+		{"mesh jitter", c.Mesh.Jitter}, {"mesh interval", c.Mesh.Interval}, {"counters interval", c.CountersInterval}} {
 		if d.v < 0 {
 			return fmt.Errorf("%w: %s %s is negative", ErrConfig, d.name, d.v)
 		}

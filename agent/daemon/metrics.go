@@ -46,6 +46,7 @@ type metrics struct {
 	probeFindings *prometheus.GaugeVec
 
 	webhooks *prometheus.CounterVec
+	mesh     *meshMetrics
 
 	counters *counterHub
 }
@@ -102,6 +103,7 @@ func newMetrics(version, shardSpec string, hub *counterHub) *metrics {
 
 	m.webhooks = cv("rocefab_webhook_notifications_total", "Webhook notifications by result (delivered, failed).", "result")
 
+	m.mesh = newMeshMetrics(m.reg)
 	m.reg.MustRegister(hub)
 	return m
 }

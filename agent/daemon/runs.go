@@ -34,7 +34,7 @@ func (a *Agent) RunNow(ctx context.Context, kind history.Kind) (*history.Run, er
 // runs queue behind the device locks instead.
 func (a *Agent) execute(ctx context.Context, kind history.Kind, trigger history.Trigger, id string) (*history.Run, error) {
 	switch kind {
-	case history.KindPlan, history.KindDrift, history.KindApply, history.KindProbe:
+	case history.KindPlan, history.KindDrift, history.KindApply, history.KindProbe, history.KindMesh:
 	default:
 		return nil, fmt.Errorf("%w: cannot start a %q run", ErrConfig, kind)
 	}
@@ -76,6 +76,8 @@ func (a *Agent) execute(ctx context.Context, kind history.Kind, trigger history.
 		a.apply(ctx, cur, run)
 	case history.KindProbe:
 		a.probe(ctx, cur, run)
+	case history.KindMesh:
+		a.mesh(ctx, cur, run)
 	}
 	return run, nil
 }

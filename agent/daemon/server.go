@@ -29,7 +29,8 @@ const StatusSchema = "rocefab.io/agent-status/v1"
 //	GET  /api/v1/status      intent, last reload, devices, last runs
 //	GET  /api/v1/runs        runs, newest first: ?kind=&limit=&before=
 //	GET  /api/v1/runs/{id}   one run with its per-device diffs
-//	POST /api/v1/runs        start a run now: ?kind=plan|drift|probe (202)
+//	POST /api/v1/runs        start a run now: ?kind=plan|drift|probe|mesh (202)
+//	GET  /api/v1/mesh        fabric link health from the mesh runs
 //
 // With a token set, every endpoint but /healthz and /readyz needs
 // "Authorization: Bearer <token>".
@@ -45,6 +46,7 @@ func (a *Agent) Handler() http.Handler {
 	mux.Handle("GET /api/v1/runs", a.auth(http.HandlerFunc(a.listRuns)))
 	mux.Handle("GET /api/v1/runs/{id}", a.auth(http.HandlerFunc(a.getRun)))
 	mux.Handle("POST /api/v1/runs", a.auth(http.HandlerFunc(a.startRun)))
+	mux.Handle("GET /api/v1/mesh", a.auth(http.HandlerFunc(a.meshStatus)))
 	return mux
 }
 
@@ -182,7 +184,7 @@ func (a *Agent) status(w http.ResponseWriter, _ *http.Request) {
 func (a *Agent) listRuns(w http.ResponseWriter, r *http.Request) {
 	q := history.Query{Kind: history.Kind(r.URL.Query().Get("kind")), Before: r.URL.Query().Get("before")}
 	if q.Kind != "" && !knownKind(q.Kind) {
-		writeError(w, http.StatusBadRequest, "kind must be one of plan, drift, apply, probe, reload")
+		writeError(w, http.StatusBadRequest, "kind must be one of plan, drift, apply, probe, reload, mesh")
 		return
 	}
 	if s := r.URL.Query().Get("limit"); s != "" {
@@ -233,9 +235,9 @@ func (a *Agent) getRun(w http.ResponseWriter, r *http.Request) {
 func (a *Agent) startRun(w http.ResponseWriter, r *http.Request) {
 	kind := history.Kind(r.URL.Query().Get("kind"))
 	switch kind {
-	case history.KindPlan, history.KindDrift, history.KindProbe:
+	case history.KindPlan, history.KindDrift, history.KindProbe, history.KindMesh:
 	default:
-		writeError(w, http.StatusBadRequest, "kind must be plan, drift or probe")
+		writeError(w, http.StatusBadRequest, "kind must be plan, drift, probe or mesh")
 		return
 	}
 	if a.intent() == nil {

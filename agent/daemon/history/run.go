@@ -19,10 +19,12 @@ const (
 	KindApply  Kind = "apply"
 	KindProbe  Kind = "probe"
 	KindReload Kind = "reload"
+	// KindMesh is a probe mesh over every fabric link, localizing faults.
+	KindMesh Kind = "mesh"
 )
 
 // Kinds lists every kind, for metrics and validation.
-var Kinds = []Kind{KindPlan, KindDrift, KindApply, KindProbe, KindReload}
+var Kinds = []Kind{KindPlan, KindDrift, KindApply, KindProbe, KindReload, KindMesh}
 
 // Trigger is why a run started.
 type Trigger string
@@ -79,6 +81,8 @@ type Run struct {
 	Devices  []Device    `json:"devices,omitempty"`
 	Findings []Finding   `json:"findings,omitempty"`
 	Pairs    []ProbePair `json:"pairs,omitempty"`
+	// Links is a mesh run's health of each fabric link direction.
+	Links []LinkHealth `json:"links,omitempty"`
 }
 
 // Summary counts devices by status (plan/drift) or outcome (apply), and
@@ -132,7 +136,7 @@ func (r *Run) Failed() bool { return r.Result == ResultFailure }
 // Brief is the run without per-device details, as lists show it.
 func (r *Run) Brief() Run {
 	b := *r
-	b.Devices, b.Findings, b.Pairs = nil, nil, nil
+	b.Devices, b.Findings, b.Pairs, b.Links = nil, nil, nil, nil
 	return b
 }
 
@@ -149,4 +153,43 @@ type DeviceState struct {
 	// differences (breaks, degrades, neutral), so a drift that turns
 	// breaking is announced though the state stays "drifted".
 	Effect string `json:"effect,omitempty"`
+}
+
+// Link health states.
+const (
+	LinkGood    = "good"
+	LinkBad     = "bad"
+	LinkUnknown = "unknown"
+)
+
+// LinkHealth is one fabric link in one direction, as a mesh run left it.
+type LinkHealth struct {
+	// Link names the cable by its ends as the intent lists them
+	// ("leaf1 swp51 - spine1 swp1"); Direction is the way packets go
+	// ("spine1 -> leaf1"). From and To are the ports, in that direction.
+	Link      string `json:"link"`
+	Direction string `json:"direction"`
+	From      Port   `json:"from"`
+	To        Port   `json:"to"`
+	// State is good, bad (a fault was localized here) or unknown (no flow
+	// crossed it, or the evidence could not tell it from others).
+	State string `json:"state"`
+	// Last is the last known state, good or bad ("" if never known): an
+	// unknown run in between neither recovers nor re-announces a link.
+	Last string `json:"last,omitempty"`
+	// Since is when State last changed; Flows how many probe flows crossed
+	// the link this way in the run.
+	Since time.Time `json:"since"`
+	Flows int       `json:"flows"`
+	// Classes are the symptoms localized here (dscp_remarked, loss, ...);
+	// Evidence is each finding's summary; Severity the worst of theirs.
+	Classes  []string `json:"classes,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	Severity string   `json:"severity,omitempty"`
+}
+
+// Port is a device's port.
+type Port struct {
+	Device string `json:"device"`
+	Port   string `json:"port"`
 }

@@ -67,6 +67,29 @@ type Event struct {
 	Commit   string         `json:"commit,omitempty"`
 	Time     time.Time      `json:"time"`
 	Changes  []DeviceChange `json:"changes"`
+	// Links are the fabric links a mesh run found turned bad or recovered
+	// (RunKind mesh; Changes is then empty).
+	Links []LinkChange `json:"links,omitempty"`
+}
+
+// Link events.
+const (
+	LinkBad       = "link_bad"
+	LinkRecovered = "link_recovered"
+)
+
+// LinkChange is one fabric link direction that turned bad or recovered.
+type LinkChange struct {
+	Event     string `json:"event"` // link_bad or link_recovered
+	Link      string `json:"link"`
+	Direction string `json:"direction"`
+	From      string `json:"from"` // the last known state, "" when first seen
+	To        string `json:"to"`
+	// Classes are the symptoms localized on the link; Evidence says what
+	// the flows saw, as the mesh report does.
+	Classes  []string `json:"classes,omitempty"`
+	Evidence []string `json:"evidence,omitempty"`
+	Severity string   `json:"severity"`
 }
 
 // DeviceChange is one device whose compliance state changed.
@@ -87,8 +110,18 @@ type DeviceChange struct {
 }
 
 // Finish orders the changes, critical ones first, and sets the event's
-// severity to the worst of theirs.
+// severity to the worst of theirs (devices' and links').
 func (e *Event) Finish() {
+	sort.SliceStable(e.Links, func(i, j int) bool {
+		ri, rj := severityRank(e.Links[i].Severity), severityRank(e.Links[j].Severity)
+		if ri != rj {
+			return ri > rj
+		}
+		if e.Links[i].Link != e.Links[j].Link {
+			return e.Links[i].Link < e.Links[j].Link
+		}
+		return e.Links[i].Direction < e.Links[j].Direction
+	})
 	sort.SliceStable(e.Changes, func(i, j int) bool {
 		ri, rj := severityRank(e.Changes[i].Severity), severityRank(e.Changes[j].Severity)
 		if ri != rj {
@@ -102,6 +135,11 @@ func (e *Event) Finish() {
 			e.Severity = c.Severity
 		}
 	}
+	for _, l := range e.Links {
+		if severityRank(l.Severity) > severityRank(e.Severity) {
+			e.Severity = l.Severity
+		}
+	}
 }
 
 // Text is the one-message summary used by the Slack form.
@@ -113,6 +151,10 @@ func (e Event) Text() string {
 	fmt.Fprintf(&b, "rocefab %s", e.Fabric)
 	if e.Shard != "" {
 		fmt.Fprintf(&b, " (shard %s)", e.Shard)
+	}
+	if len(e.Links) > 0 && len(e.Changes) == 0 {
+		e.linkText(&b)
+		return b.String()
 	}
 	fmt.Fprintf(&b, ": %d device(s) changed compliance state", len(e.Changes))
 	for i, c := range e.Changes {
@@ -144,6 +186,38 @@ func (e Event) Text() string {
 		fmt.Fprintf(&b, " at commit %s", shortSHA(e.Commit))
 	}
 	return b.String()
+}
+
+// linkText is the message of a mesh run's link changes.
+func (e Event) linkText(b *strings.Builder) {
+	bad := 0
+	for _, l := range e.Links {
+		if l.Event == LinkBad {
+			bad++
+		}
+	}
+	fmt.Fprintf(b, ": %d fabric link(s) turned bad, %d recovered", bad, len(e.Links)-bad)
+	for i, l := range e.Links {
+		if i == maxTextDevices {
+			fmt.Fprintf(b, "\n• and %d more (see the run)", len(e.Links)-i)
+			break
+		}
+		what := "bad"
+		if l.Event == LinkRecovered {
+			what = "recovered"
+		}
+		fmt.Fprintf(b, "\n• %s (%s): %s", l.Link, l.Direction, what)
+		if len(l.Classes) > 0 {
+			fmt.Fprintf(b, " (%s)", strings.Join(l.Classes, ", "))
+		}
+		if len(l.Evidence) > 0 {
+			fmt.Fprintf(b, ": %s", strings.Join(l.Evidence, "; "))
+		}
+	}
+	fmt.Fprintf(b, "\n%s run %s", e.RunKind, e.RunID)
+	if e.Commit != "" {
+		fmt.Fprintf(b, " at commit %s", shortSHA(e.Commit))
+	}
 }
 
 // maxTextDevices keeps a chat message readable (and under chat size
@@ -238,7 +312,7 @@ func New(opt Options) (*Webhook, error) {
 
 // Notify queues an event; it never blocks the caller.
 func (w *Webhook) Notify(ev Event) {
-	if len(ev.Changes) == 0 {
+	if len(ev.Changes) == 0 && len(ev.Links) == 0 {
 		return
 	}
 	w.mu.Lock()
@@ -337,7 +411,7 @@ func (w *Webhook) deliver(ev Event) (bool, int) {
 	for attempt := 1; ; attempt++ {
 		retry, after, err := w.post(body)
 		if err == nil {
-			w.log.Info("webhook delivered", zap.String("run", ev.RunID), zap.Int("devices", len(ev.Changes)), zap.Int("attempt", attempt))
+			w.log.Info("webhook delivered", zap.String("run", ev.RunID), zap.Int("devices", len(ev.Changes)), zap.Int("links", len(ev.Links)), zap.Int("attempt", attempt))
 			return true, attempt
 		}
 		if !retry || attempt >= w.opt.Attempts {

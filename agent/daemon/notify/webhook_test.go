@@ -253,3 +253,56 @@ func TestCloseGivesUpAtDeadline(t *testing.T) {
 		t.Fatalf("%d deliveries; want the one before Close", n)
 	}
 }
+
+// TestLinkBodiesGolden pins a mesh run's link events in both formats: a
+// remark that breaks the lossless class makes the event critical and
+// leads it, a recovery follows.
+func TestLinkBodiesGolden(t *testing.T) {
+	ev := Event{Fabric: "lab", RunID: "r2", RunKind: "mesh", Commit: "0123456789abcdef0123",
+		Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), Changes: []DeviceChange{},
+		Links: []LinkChange{
+			{Event: LinkRecovered, Link: "leaf1 swp51 - spine1 swp1", Direction: "leaf1 -> spine1", From: "bad", To: "good",
+				Classes: []string{"loss"}, Evidence: []string{"no fault localized on 6 flow(s) through it"}, Severity: SeverityInfo},
+			{Event: LinkBad, Link: "leaf1 swp52 - spine2 swp1", Direction: "spine2 -> leaf1", From: "good", To: "bad",
+				Classes:  []string{"dscp_remarked"},
+				Evidence: []string{"spine2 swp1 → leaf1 swp52: DSCP 26 arrived as 8 on 12 of 12 flows through it; 0 of 36 flows elsewhere"},
+				Severity: SeverityCritical},
+		}}
+	ev.Finish()
+	if ev.Severity != SeverityCritical || ev.Links[0].Event != LinkBad {
+		t.Fatalf("severity %s, first %s", ev.Severity, ev.Links[0].Event)
+	}
+	for _, f := range []Format{Generic, Slack} {
+		t.Run(string(f), func(t *testing.T) {
+			w := &Webhook{opt: Options{Format: f}}
+			body, err := w.body(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pretty bytes.Buffer
+			if err := json.Indent(&pretty, body, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			pretty.WriteByte('\n')
+			golden.Check(t, filepath.Join("testdata", "links-"+string(f)+".golden.json"), pretty.Bytes())
+		})
+	}
+}
+
+// TestLinkEventIsDelivered: an event with link changes only is sent (one
+// with nothing is not).
+func TestLinkEventIsDelivered(t *testing.T) {
+	s := newSink(t)
+	w, err := New(Options{URL: s.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Notify(Event{RunID: "empty", RunKind: "mesh"})
+	w.Notify(Event{RunID: "r3", RunKind: "mesh", Links: []LinkChange{{Event: LinkBad, Link: "a - b", Direction: "a -> b", To: "bad", Severity: SeverityCritical}}})
+	w.Close(context.Background())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := s.calls.Load(); n != 1 || !strings.Contains(s.bodies[0], `"event":"link_bad"`) || !strings.Contains(s.bodies[0], `"runId":"r3"`) {
+		t.Fatalf("%d calls: %v", n, s.bodies)
+	}
+}
