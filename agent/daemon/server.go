@@ -30,6 +30,7 @@ const StatusSchema = "rocefab.io/agent-status/v1"
 //	GET  /api/v1/runs        runs, newest first: ?kind=&limit=&before=
 //	GET  /api/v1/runs/{id}   one run with its per-device diffs
 //	POST /api/v1/runs        start a run now: ?kind=plan|drift|probe (202)
+//	GET  /status             read-only HTML status page (statuspage.go)
 //
 // With a token set, every endpoint but /healthz and /readyz needs
 // "Authorization: Bearer <token>".
@@ -45,6 +46,7 @@ func (a *Agent) Handler() http.Handler {
 	mux.Handle("GET /api/v1/runs", a.auth(http.HandlerFunc(a.listRuns)))
 	mux.Handle("GET /api/v1/runs/{id}", a.auth(http.HandlerFunc(a.getRun)))
 	mux.Handle("POST /api/v1/runs", a.auth(http.HandlerFunc(a.startRun)))
+	mux.Handle("GET /status", a.auth(http.HandlerFunc(a.statusPage)))
 	return mux
 }
 
