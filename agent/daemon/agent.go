@@ -118,7 +118,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 			a.lastRuns[k] = *r
 		}
 	}
-	a.hub = newCounterHub()
+	a.hub = newCounterHub(cfg.CountersMaxSeries, a.log.Named("counters"))
 	a.metrics = newMetrics(deps.Version, cfg.Shard.String(), a.hub)
 	for _, st := range a.states {
 		a.metrics.setDevice(st.Device, st.Platform, complianceStatus(st.State))

@@ -25,7 +25,7 @@ import (
 // _bucket, _sum and _count series, as PromQL names them.
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
-	hub := newCounterHub()
+	hub := newCounterHub(0, nil)
 	m := newMetrics("test", "0/1", hub)
 	now := time.Unix(1_800_000_000, 0)
 	m.reloaded(true, now)
