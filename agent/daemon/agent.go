@@ -35,6 +35,7 @@ type Agent struct {
 	metrics *metrics
 	hub     *counterHub
 	streams *switchStreams
+	watch   losslessWatch
 	devices *deviceLocks
 
 	ln  net.Listener
@@ -203,6 +204,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	if a.cfg.CountersInterval > 0 && a.deps.HostCounters != nil {
 		loop(func(ctx context.Context) { a.pollHost(ctx, a.deps.HostCounters) })
+	}
+	if a.cfg.CountersInterval > 0 {
+		loop(a.losslessLoop)
 	}
 	loop(a.pruneLoop)
 

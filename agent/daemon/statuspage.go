@@ -154,6 +154,11 @@ func (a *Agent) statusPageData() pageData {
 		}
 		d.Devices = append(d.Devices, pd)
 	}
+	for _, f := range a.activeLossless() {
+		d.Findings = append(d.Findings, pageFinding{Source: "counters since " + f.FirstSeen.UTC().Format("2006-01-02 15:04:05Z"),
+			Code: string(f.Code), Severity: string(f.Severity), Where: f.Subject.String(), Message: f.Message,
+			Class: severityClass(string(f.Severity))})
+	}
 	if brief, ok := d.Status.LastRuns[history.KindProbe]; ok && brief != nil {
 		run, err := getRun(brief.ID)
 		if err != nil {

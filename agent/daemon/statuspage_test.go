@@ -13,7 +13,10 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/internal/netnstest"
+	"github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/telemetry"
 )
 
 // statusFabric starts an agent on two switches, leaf2 drifted on its ECN
@@ -239,4 +242,42 @@ func TestStatusPageChromium(t *testing.T) {
 		t.Fatalf("screenshot %s is not a PNG with content (%d bytes)", shot, len(png))
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
+}
+
+// TestStatusPageLosslessFindings: the detectors watch the streamed
+// counters; a steady stream raises nothing, a PFC watchdog trip on a
+// switch queue is an active pfc_storm on the page.
+func TestStatusPageLosslessFindings(t *testing.T) {
+	f := newFixture(t, 1)
+	c1 := f.commit("first", f.intent("150KB", "9216"))
+	f.converge("150KB", "9216")
+	cfg := f.config()
+	cfg.CountersInterval = 20 * time.Millisecond
+	a := f.start(cfg, f.deps())
+	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
+	key := counters.Key{Device: "leaf1", Port: "Ethernet2", Counter: "pfc3/watchdog-storms"}
+	waitFor(t, "leaf1's counters", func() bool { _, ok := a.hub.value(key); return ok })
+	time.Sleep(10 * cfg.CountersInterval)
+	if got := a.activeLossless(); len(got) != 0 {
+		t.Fatalf("findings on a quiet fabric: %v", got)
+	}
+	f.sims["leaf1"].Jump("Ethernet2", 3, gnmisim.WatchdogStorms, 2)
+	var got []telemetry.Finding
+	waitFor(t, "a pfc_storm finding", func() bool {
+		got = a.activeLossless()
+		return len(got) > 0
+	})
+	if len(got) != 1 || got[0].Code != telemetry.CodePFCStorm || got[0].Subject != (telemetry.Subject{Device: "leaf1", Port: "Ethernet2", Priority: 3}) {
+		t.Fatalf("findings %v", got)
+	}
+	code, body := a.get("/status", "")
+	if code != http.StatusOK {
+		t.Fatalf("/status: %d", code)
+	}
+	for _, s := range []string{`<td class="bad">error</td><td class="mono">pfc_storm</td><td class="mono">` + got[0].Subject.String() + `</td>`,
+		"the PFC watchdog detected 2 storm(s)", "counters since "} {
+		if !strings.Contains(body, s) {
+			t.Errorf("the page has no %q", s)
+		}
+	}
 }
