@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"sync"
 	"time"
@@ -14,14 +15,21 @@ import (
 // losslessWatch runs the lossless detectors (validators/telemetry) over
 // the counters the hub collects, one round per counters interval, and
 // keeps their active findings for the status page. The detector is
-// rebuilt, and starts from a baseline, when the intent changes.
+// rebuilt when the intent changes and carries its counters and findings
+// over (those of devices and ports that left are dropped); its state is
+// saved in the history when the agent stops and restored when it starts,
+// so the first round after a restart gives rates, not a baseline.
 type losslessWatch struct {
 	mu       sync.Mutex
 	revision string
 	topo     *telemetry.Topology
 	det      *telemetry.Detector
 	active   []telemetry.Finding
+	loaded   bool // the saved state was read
 }
+
+// losslessStateKey holds the detector state in the history's metadata.
+const losslessStateKey = "telemetry-state"
 
 // activeLossless is a copy of the active findings.
 func (a *Agent) activeLossless() []telemetry.Finding {
@@ -37,6 +45,7 @@ func (a *Agent) losslessLoop(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			a.saveLossless()
 			return
 		case <-t.C:
 			a.losslessRound()
@@ -54,18 +63,32 @@ func (a *Agent) losslessRound() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.det == nil || w.revision != cur.snap.Revision {
+		prev := w.det
 		w.det, w.active, w.revision = nil, nil, cur.snap.Revision
+		cfg := telemetry.DefaultConfig()
+		cfg.Interval = a.cfg.CountersInterval
+		cfg.MaxGap = max(cfg.MaxGap, 3*a.cfg.CountersInterval+a.cfg.CountersInterval/2)
 		topo, err := telemetry.FromIntent(cur.res)
 		w.topo = topo
 		if err == nil {
-			cfg := telemetry.DefaultConfig()
-			cfg.Interval = a.cfg.CountersInterval
-			cfg.MaxGap = max(cfg.MaxGap, 3*a.cfg.CountersInterval+a.cfg.CountersInterval/2)
 			w.det, err = telemetry.New(topo, cfg)
 		}
 		if err != nil {
 			a.log.Warn("lossless detectors not running for this intent", zap.String("revision", cur.snap.Revision), zap.Error(err))
 			return
+		}
+		var st *telemetry.State
+		if prev != nil {
+			st = prev.State()
+		} else if !w.loaded {
+			st = a.loadLossless()
+		}
+		w.loaded = true
+		if st != nil {
+			if err := w.det.Restore(st); err != nil {
+				a.log.Warn("lossless detector state not restored; starting from a baseline", zap.Error(err))
+				w.det, _ = telemetry.New(topo, cfg) // cfg was valid a moment ago
+			}
 		}
 	}
 	if w.det == nil {
@@ -79,6 +102,40 @@ func (a *Agent) losslessRound() {
 	}
 	for _, f := range rep.Cleared {
 		a.log.Info("lossless finding cleared", zap.String("code", string(f.Code)), zap.String("subject", f.Subject.String()))
+	}
+}
+
+// loadLossless reads the state a previous agent saved; nil when none.
+func (a *Agent) loadLossless() *telemetry.State {
+	raw, err := a.db.Meta(losslessStateKey)
+	if err != nil || raw == "" {
+		if err != nil {
+			a.log.Warn("lossless detector state not read", zap.Error(err))
+		}
+		return nil
+	}
+	var st telemetry.State
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		a.log.Warn("lossless detector state not read", zap.Error(err))
+		return nil
+	}
+	return &st
+}
+
+// saveLossless keeps the detector's state for the next start.
+func (a *Agent) saveLossless() {
+	w := &a.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.det == nil {
+		return
+	}
+	b, err := json.Marshal(w.det.State())
+	if err == nil {
+		err = a.db.SetMeta(losslessStateKey, string(b))
+	}
+	if err != nil {
+		a.log.Warn("lossless detector state not saved", zap.Error(err))
 	}
 }
 
