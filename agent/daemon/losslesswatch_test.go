@@ -73,3 +73,45 @@ func (f *fixture) config2(cfg Config) Config {
 	cfg.Source = gitSource(f.t, f, f.stateDir)
 	return cfg
 }
+
+// TestLosslessStateAcrossIntentChange: a new intent rebuilds the
+// detectors without forgetting an active finding of a device still in it.
+func TestLosslessStateAcrossIntentChange(t *testing.T) {
+	f := newFixture(t, 1)
+	c1 := f.commit("first", f.intent("150KB", "9216"))
+	f.converge("150KB", "9216")
+	cfg := f.config()
+	cfg.CountersInterval = 20 * time.Millisecond
+	a := f.start(cfg, f.deps())
+	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
+	storm := func() bool {
+		for _, x := range a.activeLossless() {
+			if x.Code == telemetry.CodePFCStorm && x.Subject.Device == "leaf1" {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, "leaf1's counters", func() bool {
+		_, ok := a.hub.value(counters.Key{Device: "leaf1", Port: "Ethernet2", Counter: "pfc3/watchdog-storms"})
+		return ok
+	})
+	time.Sleep(5 * cfg.CountersInterval)
+	f.sims["leaf1"].Jump("Ethernet2", 3, gnmisim.WatchdogStorms, 1)
+	waitFor(t, "a pfc_storm finding", storm)
+	a.watch.mu.Lock()
+	before := a.watch.revision
+	a.watch.mu.Unlock()
+
+	c2 := f.commit("second", f.intent("200KB", "9216"))
+	a.waitRun(history.KindPlan, history.TriggerCommit, c2)
+	waitFor(t, "the detectors on the new intent", func() bool {
+		a.watch.mu.Lock()
+		defer a.watch.mu.Unlock()
+		return a.watch.revision != before && a.watch.det != nil
+	})
+	time.Sleep(3 * cfg.CountersInterval)
+	if !storm() {
+		t.Fatalf("the active finding was forgotten with the new intent: %v", a.activeLossless())
+	}
+}
