@@ -121,6 +121,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	}
 	a.hub = newCounterHub(cfg.CountersMaxSeries, a.log.Named("counters"))
 	a.metrics = newMetrics(deps.Version, cfg.Shard.String(), a.hub)
+	a.metrics.reg.MustRegister(losslessCollector{a})
 	for _, st := range a.states {
 		a.metrics.setDevice(st.Device, st.Platform, complianceStatus(st.State))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/telemetry"
 )
 
 // exportedNames are the metric names the agent's registry exports once
@@ -25,8 +26,16 @@ import (
 // _bucket, _sum and _count series, as PromQL names them.
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
-	hub := newCounterHub(0, nil)
-	m := newMetrics("test", "0/1", hub)
+	// The registry New builds, without running the agent.
+	f := newFixture(t, 0)
+	a, err := New(f.config(), f.deps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	hub, m := a.hub, a.metrics
+	a.watch.active = []telemetry.Finding{{Code: telemetry.CodePFCStorm, Severity: telemetry.SeverityError,
+		Subject: telemetry.Subject{Device: "leaf1", Port: "Ethernet1", Priority: 3}}}
 	now := time.Unix(1_800_000_000, 0)
 	m.reloaded(true, now)
 	m.intentInfo.WithLabelValues("lab", "c0ffee", "r1").Set(1)
@@ -242,5 +251,30 @@ func TestMetricNamesOfQueries(t *testing.T) {
 		"templating": map[string]any{"list": []any{map[string]any{"query": map[string]any{"query": "label_values(c{x=\"1\"}, device)"}}}}}, "", qs)
 	if len(qs) != 3 || qs[".panels[0].targets[1].expr"] != "b" {
 		t.Errorf("queries %v", qs)
+	}
+}
+
+// TestMetricsDocumented: docs/agent.md names every metric the agent
+// exports, and every rocefab metric it names is exported.
+func TestMetricsDocumented(t *testing.T) {
+	exported := exportedNames(t)
+	raw, err := os.ReadFile("../../docs/agent.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	for name := range exported {
+		if !strings.HasPrefix(name, "rocefab_") || strings.HasSuffix(name, "_bucket") || strings.HasSuffix(name, "_sum") ||
+			(strings.HasSuffix(name, "_count") && exported[strings.TrimSuffix(name, "_count")+"_bucket"]) {
+			continue
+		}
+		if !strings.Contains(doc, "`"+name+"`") {
+			t.Errorf("docs/agent.md does not name %s", name)
+		}
+	}
+	for _, m := range regexp.MustCompile("`(rocefab_[a-z0-9_]+)`").FindAllStringSubmatch(doc, -1) {
+		if !exported[m[1]] {
+			t.Errorf("docs/agent.md names %s, which the agent does not export", m[1])
+		}
 	}
 }

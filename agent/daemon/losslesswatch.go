@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/validators/telemetry"
@@ -167,4 +169,25 @@ func (h *counterHub) readings(t *telemetry.Topology) []telemetry.Reading {
 		out = append(out, r)
 	}
 	return out
+}
+
+// losslessCollector exports the active findings, one series each: their
+// number is bounded by the ports and priorities the intent declares.
+type losslessCollector struct{ a *Agent }
+
+var losslessFindingDesc = prometheus.NewDesc("rocefab_lossless_finding_active",
+	"1 for each active finding of the lossless counter detectors, by code, severity and subject (priority empty for a whole port).",
+	[]string{"code", "severity", "device", "port", "priority"}, nil)
+
+func (losslessCollector) Describe(ch chan<- *prometheus.Desc) { ch <- losslessFindingDesc }
+
+func (c losslessCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, f := range c.a.activeLossless() {
+		prio := ""
+		if f.Subject.Priority != telemetry.NoPriority {
+			prio = strconv.Itoa(f.Subject.Priority)
+		}
+		ch <- prometheus.MustNewConstMetric(losslessFindingDesc, prometheus.GaugeValue, 1,
+			string(f.Code), string(f.Severity), f.Subject.Device, f.Subject.Port, prio)
+	}
 }

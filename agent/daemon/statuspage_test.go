@@ -270,6 +270,10 @@ func TestStatusPageLosslessFindings(t *testing.T) {
 	if len(got) != 1 || got[0].Code != telemetry.CodePFCStorm || got[0].Subject != (telemetry.Subject{Device: "leaf1", Port: "Ethernet2", Priority: 3}) {
 		t.Fatalf("findings %v", got)
 	}
+	if v, ok := valueIn(scrape(t, a.base, ""), "rocefab_lossless_finding_active", map[string]string{"code": "pfc_storm",
+		"severity": "error", "device": "leaf1", "port": "Ethernet2", "priority": "3"}); !ok || v != 1 {
+		t.Errorf("rocefab_lossless_finding_active = %v (%v)", v, ok)
+	}
 	code, body := a.get("/status", "")
 	if code != http.StatusOK {
 		t.Fatalf("/status: %d", code)
