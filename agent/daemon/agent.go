@@ -35,6 +35,7 @@ type Agent struct {
 	metrics *metrics
 	hub     *counterHub
 	streams *switchStreams
+	watch   losslessWatch
 	devices *deviceLocks
 	// meshState is the fabric links' health from mesh runs.
 	meshState *meshState
@@ -120,8 +121,9 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 			a.lastRuns[k] = *r
 		}
 	}
-	a.hub = newCounterHub()
+	a.hub = newCounterHub(cfg.CountersMaxSeries, a.log.Named("counters"))
 	a.metrics = newMetrics(deps.Version, cfg.Shard.String(), a.hub)
+	a.metrics.reg.MustRegister(losslessCollector{a})
 	for _, st := range a.states {
 		a.metrics.setDevice(st.Device, st.Platform, complianceStatus(st.State))
 	}
@@ -211,6 +213,9 @@ func (a *Agent) Run(ctx context.Context) error {
 	}
 	if a.cfg.CountersInterval > 0 && a.deps.HostCounters != nil {
 		loop(func(ctx context.Context) { a.pollHost(ctx, a.deps.HostCounters) })
+	}
+	if a.cfg.CountersInterval > 0 {
+		loop(a.losslessLoop)
 	}
 	loop(a.pruneLoop)
 

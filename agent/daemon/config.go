@@ -65,6 +65,9 @@ type Config struct {
 	// CountersInterval is the gNMI SAMPLE interval for switch counters and
 	// the poll interval for host counters; 0 turns collection off.
 	CountersInterval time.Duration
+	// CountersMaxSeries bounds the device counters held and exported;
+	// ≤ 0 is DefaultCountersMaxSeries.
+	CountersMaxSeries int
 	// ShutdownTimeout bounds waiting for runs and notifications on stop
 	// (default 30s).
 	ShutdownTimeout time.Duration

@@ -25,15 +25,33 @@ const (
 	roleHost   = "host"
 )
 
+// DefaultCountersMaxSeries bounds the counter series one agent exports.
+// A switch RoCE port has 4 per counted priority (PFC pause rx and tx,
+// watchdog, ECN) and 2 link-pause series: with 2 lossless priorities,
+// 10 a port, 640 for a 64-port switch, so the default holds about 390
+// such switches; shard a larger fabric over more agents.
+const DefaultCountersMaxSeries = 250_000
+
 // counterHub holds the latest value of every collected counter and
 // exports them as Prometheus counters. Values are the devices' own
 // counters, so a reset on the device shows as a counter reset.
+//
+// The number of counters it holds is bounded by limit: once full, a
+// counter it does not hold yet is refused (and counted) while those it
+// holds keep updating, so a fabric larger than planned, or a host with
+// more NIC counters than expected, cannot grow the agent's memory and the
+// Prometheus series without end. Space frees when a device leaves.
 type counterHub struct {
-	mu      sync.Mutex
-	values  map[counters.Key]uint64
-	sources map[string]sourceState // device -> state
+	mu       sync.Mutex
+	values   map[counters.Key]uint64
+	sources  map[string]sourceState // device -> state
+	limit    int
+	dropped  uint64
+	warnedAt time.Time
+	log      *zap.Logger
 
 	pfcPause, linkPause, watchdog, nicStorm, ecnMarked, hostOther, up, updated *prometheus.Desc
+	series, seriesLimit, seriesDropped                                         *prometheus.Desc
 }
 
 type sourceState struct {
@@ -42,10 +60,18 @@ type sourceState struct {
 	updated time.Time
 }
 
-func newCounterHub() *counterHub {
+// newCounterHub holds at most limit counters (DefaultCountersMaxSeries
+// when limit ≤ 0).
+func newCounterHub(limit int, log *zap.Logger) *counterHub {
+	if limit <= 0 {
+		limit = DefaultCountersMaxSeries
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
 	d := prometheus.NewDesc
 	return &counterHub{
-		values: map[counters.Key]uint64{}, sources: map[string]sourceState{},
+		values: map[counters.Key]uint64{}, sources: map[string]sourceState{}, limit: limit, log: log,
 		pfcPause: d("rocefab_pfc_pause_frames_total", "PFC pause frames per priority on RoCE switch ports and host NICs, as the device counts them.",
 			[]string{"role", "device", "port", "priority", "direction"}, nil),
 		linkPause: d("rocefab_link_pause_frames_total", "Link-level (802.3x) pause frames on RoCE switch ports and host NICs.",
@@ -62,11 +88,16 @@ func newCounterHub() *counterHub {
 			[]string{"role", "device"}, nil),
 		updated: d("rocefab_counter_last_update_timestamp_seconds", "When the device's counters last arrived.",
 			[]string{"role", "device"}, nil),
+		series:      d("rocefab_telemetry_series", "Device counters the agent holds and exports (one series each).", nil, nil),
+		seriesLimit: d("rocefab_telemetry_series_limit", "Most device counters the agent holds (agent.counters.max-series).", nil, nil),
+		seriesDropped: d("rocefab_telemetry_series_dropped_total",
+			"Counter samples refused because the agent held its most counters and the sample was of a counter it did not hold yet.", nil, nil),
 	}
 }
 
 func (h *counterHub) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{h.pfcPause, h.linkPause, h.watchdog, h.nicStorm, h.ecnMarked, h.hostOther, h.up, h.updated} {
+	for _, d := range []*prometheus.Desc{h.pfcPause, h.linkPause, h.watchdog, h.nicStorm, h.ecnMarked, h.hostOther, h.up, h.updated,
+		h.series, h.seriesLimit, h.seriesDropped} {
 		ch <- d
 	}
 }
@@ -122,15 +153,36 @@ func (h *counterHub) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(h.updated, prometheus.GaugeValue, float64(s.updated.Unix()), s.role, dev)
 		}
 	}
+	ch <- prometheus.MustNewConstMetric(h.series, prometheus.GaugeValue, float64(len(h.values)))
+	ch <- prometheus.MustNewConstMetric(h.seriesLimit, prometheus.GaugeValue, float64(h.limit))
+	ch <- prometheus.MustNewConstMetric(h.seriesDropped, prometheus.CounterValue, float64(h.dropped))
 }
 
-func (h *counterHub) set(role string, samples []counters.Sample, at time.Time) {
+// set stores samples, refusing counters beyond the limit; it returns how
+// many it refused.
+func (h *counterHub) set(role string, samples []counters.Sample, at time.Time) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	refused := 0
 	for _, s := range samples {
-		h.values[s.Key] = s.Value
 		h.sources[s.Device] = sourceState{role: role, up: true, updated: at}
+		if _, held := h.values[s.Key]; !held && len(h.values) >= h.limit {
+			refused++
+			continue
+		}
+		h.values[s.Key] = s.Value
 	}
+	if refused > 0 {
+		h.dropped += uint64(refused)
+		// Once a minute at most: a full hub refuses on every round.
+		if h.warnedAt.IsZero() || at.Sub(h.warnedAt) >= time.Minute || at.Before(h.warnedAt) {
+			h.warnedAt = at
+			h.log.Warn("counter series limit reached; new counters are not exported",
+				zap.String("device", samples[0].Device), zap.Int("refused", refused), zap.Int("limit", h.limit),
+				zap.Uint64("refusedTotal", h.dropped))
+		}
+	}
+	return refused
 }
 
 func (h *counterHub) setUp(role, device string, up bool) {

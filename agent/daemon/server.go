@@ -31,6 +31,7 @@ const StatusSchema = "rocefab.io/agent-status/v1"
 //	GET  /api/v1/runs/{id}   one run with its per-device diffs
 //	POST /api/v1/runs        start a run now: ?kind=plan|drift|probe|mesh (202)
 //	GET  /api/v1/mesh        fabric link health from the mesh runs
+//	GET  /status             read-only HTML status page (statuspage.go)
 //
 // With a token set, every endpoint but /healthz and /readyz needs
 // "Authorization: Bearer <token>".
@@ -47,6 +48,7 @@ func (a *Agent) Handler() http.Handler {
 	mux.Handle("GET /api/v1/runs/{id}", a.auth(http.HandlerFunc(a.getRun)))
 	mux.Handle("POST /api/v1/runs", a.auth(http.HandlerFunc(a.startRun)))
 	mux.Handle("GET /api/v1/mesh", a.auth(http.HandlerFunc(a.meshStatus)))
+	mux.Handle("GET /status", a.auth(http.HandlerFunc(a.statusPage)))
 	return mux
 }
 
