@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/renderers/devcfg"
@@ -153,6 +154,7 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.lastSet = proto.Clone(req).(*gnmipb.SetRequest)
 
 	if commit != nil {
 		switch commit.GetAction().(type) {
@@ -193,6 +195,11 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 			results = r
 		}
 	}
+	if !sonicDB {
+		if err := cliCheck(req); err != nil {
+			return nil, err
+		}
+	}
 	for _, d := range req.GetDelete() {
 		if sonicDB {
 			break
@@ -208,6 +215,10 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 		full := gnmipath.Join(prefix, u.GetPath())
 		if err := t.checkWritable(full); err != nil {
 			return err
+		}
+		if full.GetOrigin() == OriginCLI {
+			written = append(written, next.applyCLI(u.GetVal().GetAsciiVal())...)
+			return nil
 		}
 		raw, err := typedToJSON(u.GetVal())
 		if err != nil {
