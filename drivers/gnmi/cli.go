@@ -26,7 +26,9 @@ const cliIndent = "   "
 // an origin that "does not support addressing a path" (the empty path)
 // and has no delete operation; the featureprofiles tests send it to EOS as
 // Update{Path: {Origin: "cli"}, Val: ascii_val} (openconfig/featureprofiles,
-// internal/helpers and feature tests' cliSetRequest). So every cli update's
+// feature tests' cliSetRequest), and an Arista engineer's EOS example sets
+// CLI with gnmic --encoding ASCII set --update-path "cli:" (gist
+// sulrich/81a2e2aec1d70d7a62f21a59299e640b). So every cli update's
 // value (the CLI text of one line, modes first) is appended in patch order,
 // and a delete becomes the "no" form of its line under its modes.
 type cliText struct {
