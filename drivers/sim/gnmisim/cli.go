@@ -25,6 +25,9 @@ import (
 // The simulator keeps what the commands configure as one leaf per command:
 // "cli:/<mode> > <mode> > <command>" holding the command's text under its
 // modes, as the device prints it. Modes are what the text indents under.
+// A Get under origin cli answers those leaves; EOS itself answers a Get
+// under origin cli with a show command's output (path "show
+// running-config"), which this simulator does not play.
 
 // cliSingleValued are commands that hold one value in their mode: a new
 // value replaces the old, and the "no" form takes no value. EOS: the PFC
