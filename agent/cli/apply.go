@@ -224,6 +224,7 @@ changing it.`,
 		}
 		// Show what the rollback does, and what it would refuse, before
 		// asking.
+		settleOnly := false
 		if format == "text" || !*autoApprove {
 			out := a.stdout
 			if format != "text" {
@@ -244,11 +245,21 @@ changing it.`,
 					changes = changes || len(d.plan.Changes) > 0 || d.err != ""
 				}
 				if !changes {
-					fmt.Fprintln(a.stderr, "Nothing to roll back: every device is at its snapshot.")
-					return nil
+					unsettled := unsettledDevices(store, orig)
+					if len(unsettled) == 0 {
+						fmt.Fprintln(a.stderr, "Nothing to roll back: every device is at its snapshot.")
+						return nil
+					}
+					// The devices need no restore, but the interrupted run's
+					// record still says it was pushing them: the rollback
+					// below reads them back and settles that record, so
+					// neither drift nor the next apply keeps reporting it.
+					fmt.Fprintf(a.stderr, "Every device is at its snapshot; settling what run %s was pushing when it was interrupted: %s.\n",
+						orig.ID, strings.Join(unsettled, ", "))
+					settleOnly = true
 				}
 			}
-			if !*autoApprove && !askYes(a, fmt.Sprintf("\nRoll back the devices of run %s (%s by %s)?", orig.ID, orig.StartedAt.Format(time.RFC3339), orig.User)) {
+			if !*autoApprove && !settleOnly && !askYes(a, fmt.Sprintf("\nRoll back the devices of run %s (%s by %s)?", orig.ID, orig.StartedAt.Format(time.RFC3339), orig.User)) {
 				fmt.Fprintln(a.stderr, "Rollback cancelled.")
 				return exitWith(ExitFailure)
 			}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -165,7 +166,15 @@ func TestCrashKilledApply(t *testing.T) {
 	newCfg := f.Configs()
 
 	seed := uint64(time.Now().UnixNano())
-	t.Logf("kill points drawn with seed %d", seed)
+	if v := os.Getenv("ROCEFAB_CRASH_SEED"); v != "" {
+		// Replays a failure's kill points: the seed is in its log.
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("ROCEFAB_CRASH_SEED: %v", err)
+		}
+		seed = n
+	}
+	t.Logf("kill points drawn with seed %d (replay with ROCEFAB_CRASH_SEED=%d)", seed, seed)
 	rnd := rand.New(rand.NewPCG(seed, 0))
 	const rounds = 4
 	for round := 0; round < rounds; round++ {
@@ -483,6 +492,78 @@ func TestCrashKilledDrift(t *testing.T) {
 			}
 			if len(runs) != 1 || runs[0].Status != engine.StatusInterrupted || runs[0].Kind != engine.KindDrift {
 				t.Fatalf("the killed drift is not listed as interrupted: %+v", runs)
+			}
+		})
+	}
+}
+
+// TestRollbackSettlesAnInterruptedRunThatChangedNothing: a run killed
+// before its push changed anything leaves devices at their snapshots and a
+// record saying it was pushing them. rollback RUN_ID has nothing to
+// restore, yet it reads the devices back and settles that record, so drift
+// stops reporting the interrupted run and the record says what the
+// device held.
+func TestRollbackSettlesAnInterruptedRunThatChangedNothing(t *testing.T) {
+	bin := rocefabBinary(t)
+	for _, kind := range []enginetest.Kind{enginetest.SONiCSSH, enginetest.EOS, enginetest.SONiC} {
+		name := strings.ReplaceAll(kind.String(), "/", "-")
+		t.Run(name, func(t *testing.T) {
+			f := enginetest.Start(t, []enginetest.Spec{{Name: name, Kind: kind, Ports: 1}})
+			intent := f.WriteIntent(t, "fabric.yaml", enginetest.Params{})
+			restore := f.Switches[0].Save()
+			state := t.TempDir()
+			if code, out, errOut := binRun(t, bin, "apply", intent, "--auto-approve", "--allow-disruptive", "--state-dir", state, "--timeout", "10s"); code != ExitOK {
+				t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+			}
+			if err := restore(); err != nil {
+				t.Fatal(err)
+			}
+			// The record a run killed right after marking the device leaves.
+			store := engine.RunStore{Dir: state}
+			ids, err := store.List()
+			if err != nil || len(ids) != 1 {
+				t.Fatalf("runs: %v %v", ids, err)
+			}
+			id := ids[0]
+			rep, err := store.LoadReport(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep.Status, rep.Result = engine.StatusRunning, ""
+			d := &rep.Devices[0]
+			d.Outcome, d.Phase, d.Applied, d.Reason = engine.OutcomeInProgress, engine.PhasePushing, "", ""
+			if _, err := store.SaveReport(rep); err != nil {
+				t.Fatal(err)
+			}
+			if err := store.UpdateDevice(name, func(r *engine.DeviceRecord) {
+				r.Active = &engine.ActiveRef{Run: id, Kind: engine.KindApply, Phase: engine.PhasePushing, At: time.Now().UTC()}
+				r.LastApplied = nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if _, drift, _ := binRun(t, bin, "drift", intent, "--state-dir", state, "--timeout", "10s"); !strings.Contains(drift, "was interrupted on this device") {
+				t.Fatalf("drift does not report the interrupted run:\n%s", drift)
+			}
+
+			code, out, errOut := binRun(t, bin, "rollback", id, "--auto-approve", "--allow-disruptive", "--state-dir", state, "--timeout", "10s")
+			if code != ExitOK || !strings.Contains(errOut, "settling what run "+id+" was pushing") {
+				t.Fatalf("rollback: exit %d\n%s\n%s", code, out, errOut)
+			}
+			got, err := store.LoadReport(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dev := got.Devices[0]; dev.Found != "old" || dev.Outcome == engine.OutcomeInProgress || dev.Phase != engine.PhaseDone {
+				t.Errorf("the interrupted run's record is not settled: found %q outcome %s phase %s", dev.Found, dev.Outcome, dev.Phase)
+			}
+			if a := store.Interrupted(name); a != nil {
+				t.Errorf("the device record still carries the interrupted run: %+v", a)
+			}
+			if _, drift, _ := binRun(t, bin, "drift", intent, "--state-dir", state, "--timeout", "10s"); strings.Contains(drift, "was interrupted on this device") {
+				t.Errorf("drift still reports the interrupted run after rollback settled it:\n%s", drift)
+			}
+			if left := waitLeftovers(f); len(left) > 0 {
+				t.Errorf("left on the device: %v", left)
 			}
 		})
 	}

@@ -102,6 +102,23 @@ func rollbackTouches(d engine.DeviceRun) bool {
 	return d.Found == "new"
 }
 
+// unsettledDevices are the devices whose record the run left open: it
+// was pushing them when it was interrupted, or never learnt what they
+// committed. A rollback settles them even when nothing needs restoring.
+func unsettledDevices(store engine.RunStore, orig *engine.RunReport) []string {
+	var out []string
+	for _, d := range orig.Devices {
+		open := d.Outcome == engine.OutcomeInProgress || d.Outcome == engine.OutcomeUnknown
+		if a := store.Interrupted(d.Device); a != nil && a.Run == orig.ID {
+			open = true
+		}
+		if open && d.Kind != "host" && d.Snapshot != "" {
+			out = append(out, d.Device)
+		}
+	}
+	return out
+}
+
 // changeKey is where a change is: its parents and line key, or its path.
 func changeKey(c devcfg.Change, syn devcfg.Syntax) string {
 	line := c.Path

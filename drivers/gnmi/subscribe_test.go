@@ -124,8 +124,11 @@ func TestCountersMoveByThemselves(t *testing.T) {
 			break
 		}
 	}
-	if dl[pfcRx3] == 0 || dl[pfcRx3]%3 != 0 || dl[ecn3] == 0 || dl[ecn3]%11 != 0 || dl[ecn3]/11 != dl[pfcRx3]/3 {
-		t.Errorf("deltas %v: want equal tick counts of 3 and 11", dl)
+	// Each subscribed path is sampled on its own, as on a device, so ticks
+	// may fall between the two paths' samples (more than one on a loaded
+	// machine): each counter moves by whole ticks of its own amount.
+	if dl[pfcRx3] == 0 || dl[pfcRx3]%3 != 0 || dl[ecn3] == 0 || dl[ecn3]%11 != 0 {
+		t.Errorf("deltas %v: want whole ticks of 3 and 11", dl)
 	}
 	if diff := cmp.Diff([]string{pfcRx3, ecn3}, keys(b)); diff != "" {
 		t.Error(diff)
