@@ -8,6 +8,7 @@ import (
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
@@ -90,4 +91,22 @@ func (c *cliText) update() *gnmipb.Update {
 		Path: &gnmipb.Path{Origin: originCLI},
 		Val:  &gnmipb.TypedValue{Value: &gnmipb.TypedValue_AsciiVal{AsciiVal: strings.Join(all, "\n") + "\n"}},
 	}
+}
+
+// cliMatch is how much of an origin cli key a device message names: the
+// length of its command and modes when the message contains them all, else
+// 0. Its command is the key's last " > " part.
+func cliMatch(msg, canon string) int {
+	p, err := gnmipath.Parse(canon)
+	if err != nil || p.GetOrigin() != originCLI || len(p.GetElem()) != 1 {
+		return 0
+	}
+	n := 0
+	for _, part := range strings.Split(p.GetElem()[0].GetName(), " > ") {
+		if !strings.Contains(msg, part) {
+			return 0
+		}
+		n += len(part)
+	}
+	return n
 }

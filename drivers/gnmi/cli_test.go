@@ -2,6 +2,7 @@ package gnmi_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
@@ -91,5 +92,32 @@ func TestCLIOriginTakesOnlyText(t *testing.T) {
 	}
 	if sim.SetCount() != sets {
 		t.Error("the refused push reached the target")
+	}
+}
+
+// TestCLIRejectionNamesTheLine: a device refuses a CLI command by naming
+// it and its mode, not a path; the error names the patch's line.
+func TestCLIRejectionNamesTheLine(t *testing.T) {
+	const (
+		e1 = "cli:/interface Ethernet1 > priority-flow-control on"
+		e2 = "cli:/interface Ethernet2 > priority-flow-control on"
+	)
+	sim := startSim(t, gnmisim.Options{})
+	sim.SetFaults(gnmisim.Faults{RejectPath: e2, RejectMessage: "invalid input"})
+	d := dial(t, options(t, sim, ocPlatform(), ocScope))
+	before := sim.Tree()
+	_, err := d.Push(context.Background(), devcfg.Patch{Updates: []devcfg.PathUpdate{
+		{Path: e1, Value: devcfg.String("interface Ethernet1\n   priority-flow-control on")},
+		{Path: e2, Value: devcfg.String("interface Ethernet2\n   priority-flow-control on")},
+	}}, drivers.PushOptions{})
+	if !errors.Is(err, drivers.ErrRejected) {
+		t.Fatalf("err = %v, want rejected", err)
+	}
+	var de *drivers.DeviceError
+	if !errors.As(err, &de) || de.Line != e2 {
+		t.Errorf("rejected line = %v, want %s", err, e2)
+	}
+	if sim.Tree() != before {
+		t.Errorf("a refused SetRequest changed the target:\n%s", sim.Tree())
 	}
 }

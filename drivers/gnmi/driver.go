@@ -701,15 +701,20 @@ func (d *Driver) set(ctx context.Context, req *gnmipb.SetRequest, patch devcfg.P
 // of the whole SetRequest.
 func (d *Driver) rejectedLine(msg string, patch devcfg.Patch) string {
 	best := ""
+	bestLen := 0
 	consider := func(p string) {
 		c, err := d.m.canon(p)
 		if err != nil {
 			c = p
 		}
 		for _, form := range []string{p, c} {
-			if strings.Contains(msg, form) && len(form) > len(best) {
-				best = p
+			if strings.Contains(msg, form) && len(form) > bestLen {
+				best, bestLen = p, len(form)
 			}
+		}
+		// A CLI error names the command and its modes, not the path.
+		if n := cliMatch(msg, c); n > bestLen {
+			best, bestLen = p, n
 		}
 	}
 	for _, u := range patch.Updates {

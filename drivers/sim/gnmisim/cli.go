@@ -167,3 +167,29 @@ func (t tree) cliNo(modes []string, command string) {
 		}
 	}
 }
+
+// checkCLI is the injected rejection for CLI text: the command a written
+// leaf holds is refused, named with its modes as a CLI error names the
+// failing command.
+func (t *Target) checkCLI(written []string) error {
+	rp := t.faults.RejectPath
+	if rp == "" {
+		return nil
+	}
+	canon, err := gnmipath.Canonical(rp)
+	if err != nil {
+		return nil
+	}
+	for _, k := range written {
+		if !gnmipath.Under(k, canon) && !gnmipath.Under(canon, k) {
+			continue
+		}
+		msg := t.faults.RejectMessage
+		if msg == "" {
+			msg = "rejected by target"
+		}
+		parts := strings.Split(cliName(k), " > ")
+		return status.Errorf(codes.InvalidArgument, "origin cli: command %q in mode %q failed: %s", parts[len(parts)-1], strings.Join(parts[:len(parts)-1], " > "), msg)
+	}
+	return nil
+}

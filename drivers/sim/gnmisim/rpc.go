@@ -217,7 +217,11 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 			return err
 		}
 		if full.GetOrigin() == OriginCLI {
-			written = append(written, next.applyCLI(u.GetVal().GetAsciiVal())...)
+			w := next.applyCLI(u.GetVal().GetAsciiVal())
+			if err := t.checkCLI(w); err != nil {
+				return err
+			}
+			written = append(written, w...)
 			return nil
 		}
 		raw, err := typedToJSON(u.GetVal())
@@ -283,9 +287,13 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 	return &gnmipb.SetResponse{Prefix: prefix, Response: results, Timestamp: time.Now().UnixNano()}, nil
 }
 
-// checkWritable refuses read-only places and injected rejections.
+// checkWritable refuses read-only places and injected rejections (for
+// origin cli, per command: checkCLI).
 func (t *Target) checkWritable(full *gnmipb.Path) error {
 	s := gnmipath.Format(full)
+	if full.GetOrigin() == OriginCLI && len(full.GetElem()) == 0 {
+		return nil
+	}
 	if full.GetOrigin() == OriginSONiCCounters {
 		return status.Errorf(codes.InvalidArgument, "%s: counters are read-only", s)
 	}
