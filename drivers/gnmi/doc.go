@@ -33,7 +33,10 @@
 // sonic-db (sonic-gnmi takes one origin per request).
 //
 // Push sends ONE SetRequest: deletes, replaces (leaf-list and container
-// values, whose whole value is meant) and updates (scalars). A delete of an
+// values, whose whole value is meant) and updates (scalars). Origin cli
+// has no paths and no delete: its updates' CLI texts and the "no" forms of
+// its deletes go out as one update at the empty cli path whose value is
+// ascii_val (cli.go). A delete of an
 // OpenConfig list entry's own key leaf (.../list[name=X]/config/name)
 // deletes the entry, so defaults the target reports go with it. With a
 // confirm window it carries the gnmi_ext Commit extension (id,

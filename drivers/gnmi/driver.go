@@ -577,8 +577,9 @@ func (d *Driver) checkOrigins(patch devcfg.Patch) error {
 }
 
 // setRequest turns the patch into deletes, replaces (leaf-lists and
-// presence containers, whose whole value is meant) and updates; for a
-// JSONPatch target, into the patch operations it can apply.
+// presence containers, whose whole value is meant) and updates, origin
+// cli as one update of CLI text (cli.go); for a JSONPatch target, into the
+// patch operations it can apply.
 func (d *Driver) setRequest(ctx context.Context, patch devcfg.Patch) (*gnmipb.SetRequest, error) {
 	if d.m.JSONPatch {
 		return d.jsonPatchRequest(ctx, patch)
@@ -588,10 +589,17 @@ func (d *Driver) setRequest(ctx context.Context, patch devcfg.Patch) (*gnmipb.Se
 		req.Prefix = &gnmipb.Path{Target: d.m.Target}
 	}
 	var deletes []*gnmipb.Path
+	var cli cliText
 	for _, p := range patch.Deletes {
 		pp, err := d.m.toGNMI(p)
 		if err != nil {
 			return nil, d.deviceErr("push", p, "", err)
+		}
+		if pp.GetOrigin() == originCLI {
+			if err := cli.del(pp); err != nil {
+				return nil, d.deviceErr("push", p, "", err)
+			}
+			continue
 		}
 		deletes = append(deletes, entryDelete(pp))
 	}
@@ -600,6 +608,12 @@ func (d *Driver) setRequest(ctx context.Context, patch devcfg.Patch) (*gnmipb.Se
 		pp, err := d.m.toGNMI(u.Path)
 		if err != nil {
 			return nil, d.deviceErr("push", u.Path, "", err)
+		}
+		if pp.GetOrigin() == originCLI {
+			if err := cli.add(u.Value); err != nil {
+				return nil, d.deviceErr("push", u.Path, "", err)
+			}
+			continue
 		}
 		val, err := d.typed(u.Value)
 		if err != nil {
@@ -612,6 +626,9 @@ func (d *Driver) setRequest(ctx context.Context, patch devcfg.Patch) (*gnmipb.Se
 		} else {
 			req.Update = append(req.Update, up)
 		}
+	}
+	if up := cli.update(); up != nil {
+		req.Update = append(req.Update, up)
 	}
 	return req, nil
 }
@@ -684,15 +701,20 @@ func (d *Driver) set(ctx context.Context, req *gnmipb.SetRequest, patch devcfg.P
 // of the whole SetRequest.
 func (d *Driver) rejectedLine(msg string, patch devcfg.Patch) string {
 	best := ""
+	bestLen := 0
 	consider := func(p string) {
 		c, err := d.m.canon(p)
 		if err != nil {
 			c = p
 		}
 		for _, form := range []string{p, c} {
-			if strings.Contains(msg, form) && len(form) > len(best) {
-				best = p
+			if strings.Contains(msg, form) && len(form) > bestLen {
+				best, bestLen = p, len(form)
 			}
+		}
+		// A CLI error names the command and its modes, not the path.
+		if n := cliMatch(msg, c); n > bestLen {
+			best, bestLen = p, n
 		}
 	}
 	for _, u := range patch.Updates {

@@ -90,8 +90,8 @@ func ocPlatform() devcfg.Platform {
 }
 
 var ocScope = devcfg.Scope{
-	Paths:        []string{"/interfaces/interface[name=Ethernet1]/config/mtu", "/qos/queues/queue[name=ROCEFAB_Q3]", "cli:/rocefab"},
-	PathPrefixes: []string{"/qos/queue-management-profiles/queue-management-profile[name=ROCEFAB_"},
+	Paths:        []string{"/interfaces/interface[name=Ethernet1]/config/mtu", "/qos/queues/queue[name=ROCEFAB_Q3]"},
+	PathPrefixes: []string{"/qos/queue-management-profiles/queue-management-profile[name=ROCEFAB_", "cli:/interface Ethernet1 > priority-flow-control "},
 }
 
 var ocPatch = devcfg.Patch{Updates: []devcfg.PathUpdate{
@@ -100,5 +100,5 @@ var ocPatch = devcfg.Patch{Updates: []devcfg.PathUpdate{
 	{Path: "/qos/queues/queue[name=ROCEFAB_Q3]/config/queue-id", Value: devcfg.Int(3)},
 	{Path: "/qos/queue-management-profiles/queue-management-profile[name=ROCEFAB_ECN]/wred/uniform/config/min-threshold", Value: devcfg.Uint64(150000)},
 	{Path: "/qos/queue-management-profiles/queue-management-profile[name=ROCEFAB_ECN]/wred/uniform/config/enable-ecn", Value: devcfg.Bool(true)},
-	{Path: "cli:/rocefab/interface Ethernet1/priority-flow-control priority 3 no-drop", Value: devcfg.Empty},
+	{Path: "cli:/interface Ethernet1 > priority-flow-control priority 3 no-drop", Value: devcfg.String("interface Ethernet1\n   priority-flow-control priority 3 no-drop")},
 }}

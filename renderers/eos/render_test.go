@@ -203,3 +203,46 @@ func TestRenderRefusesMTUAboveCeiling(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestWatchdogActionKeywords: the stuck-queue action is configured per
+// port, in the qos profile the RoCE ports carry, with AVD's per-port
+// keywords (aristanetworks/avd python-avd/pyavd/_eos_cli_config_gen
+// j2templates/eos/qos-profiles.j2 "priority-flow-control pause watchdog
+// port action", schema_fragments/qos_profiles.schema.yml valid values drop
+// and notify-only; error-disable is EOS's default and has no keyword). The
+// global `priority-flow-control pause watchdog action drop|no-drop`
+// (AVD priority-flow-control.j2) would change every port of the switch,
+// so rocefab never renders it.
+func TestWatchdogActionKeywords(t *testing.T) {
+	for _, tc := range []struct {
+		action string
+		want   []string // watchdog lines of the profile
+	}{
+		{"drop", []string{"priority-flow-control pause watchdog", "priority-flow-control pause watchdog port action drop"}},
+		{"forward", []string{"priority-flow-control pause watchdog"}},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			sw := basicSwitch(t)
+			sw.Policy.Watchdog = intent.Watchdog{Enabled: true, Action: tc.action}
+			cfg := render(t, sw)
+			var got []string
+			for _, l := range children(cfg, "qos profile "+Profile) {
+				if strings.Contains(l, "watchdog") {
+					got = append(got, l)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("profile watchdog lines = %q, want %q", got, tc.want)
+			}
+			for _, l := range strings.Split(cfg.Text(), "\n") {
+				l = strings.TrimSpace(l)
+				if strings.HasPrefix(l, "priority-flow-control pause watchdog action") || strings.Contains(l, "errdisable") {
+					t.Errorf("rendered %q: the global action or an errdisable keyword", l)
+				}
+			}
+			if tc.action == "forward" && !slices.ContainsFunc(cfg.Notes, func(n string) bool { return strings.Contains(n, "forward has no EOS equivalent") }) {
+				t.Errorf("no note that forward is not expressible: %q", cfg.Notes)
+			}
+		})
+	}
+}

@@ -181,7 +181,11 @@ func TestSchedulersCoverEveryClass(t *testing.T) {
 }
 
 // TestWatchdogWatchesTheLosslessQueue: Juniper's PFC watchdog watches only
-// queues named by `output ieee-802.1 code-point N flow-control-queue Q`.
+// queues named by `output ieee-802.1 code-point N flow-control-queue Q`
+// (Juniper, PFC Watchdog: juniper.net/documentation/us/en/software/junos/cos/
+// topics/topic-map/cos-pfc-watchdog-configure.html, "set class-of-service
+// congestion-notification-profile cnp output ieee-802.1 code-point 011
+// flow-control-queue 3"). The golden testdata/basic/leaf-junos.set carries it too.
 func TestWatchdogWatchesTheLosslessQueue(t *testing.T) {
 	cfg := render(t, basicSwitch(t))
 	for _, want := range []string{

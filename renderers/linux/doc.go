@@ -12,6 +12,8 @@
 //
 // The MTU ceiling is 9216, the jumbo maximum of switch ASICs; veth accepts
 // up to 65535, but rocefab keeps lab routers at what real switches take.
+// sources.go (Sources) cites the kernel documentation of each path form;
+// renderers/all fails on a rendered path no form cites.
 // PFC, ECN marking and DSCP classification are not rendered: the kernel
 // forwards in software and has no lossless queues.
 package linux

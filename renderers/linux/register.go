@@ -34,6 +34,7 @@ func Register(r *renderers.Registry) error {
 			}),
 			Encode:  Encode,
 			FileExt: ".txt",
+			Sources: Sources,
 		},
 	})
 }

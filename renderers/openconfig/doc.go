@@ -69,6 +69,12 @@
 // default and the plan says so); sonic writes PFC_WD action (see
 // renderers/sonic); nxos keeps NX-OS's watchdog defaults and says so.
 //
+// # Sources
+//
+// sources.go (Sources) cites the model or vendor document of every path
+// form, fallbacks included, and renderers/all fails on a rendered path no
+// form cites.
+//
 // # Parse input
 //
 // Parse takes the gNMI driver's Fetch output: one flat JSON object of leaf

@@ -73,6 +73,7 @@ func Attributes() renderers.Attributes {
 		PortExample:      "Ethernet1",
 		NeedsPFCFallback: true,
 		Singletons:       []string{"system qos network-qos policy (nxos fallback)"},
+		Sources:          Sources,
 		Classify: renderers.ClassifyByKeywords(map[string]string{
 			"/config/mtu":           "an MTU change re-programs the port and can flap the link",
 			"network-qos":           "a network-qos change re-carves buffers and briefly pauses traffic",

@@ -84,6 +84,8 @@
 //
 // # Sources of every statement
 //
+// sources.go (Sources) cites a source for every field form the renderer
+// writes, and renderers/all fails on a rendered path no form cites.
 // The tables and fields are those of the SONiC YANG models
 // (sonic-net/sonic-buildimage src/sonic-yang-models/yang-models, module in
 // brackets), which config apply-patch validates against; the tests check

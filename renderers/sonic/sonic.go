@@ -88,6 +88,7 @@ func Attributes() renderers.Attributes {
 		PortExample:         "Ethernet0",
 		MaxNoDropPriorities: 2, // stock buffer templates reserve headroom for two lossless PGs
 		Singletons:          []string{"PORT_QOS_MAP|global dscp_to_tc_map"},
+		Sources:             Sources,
 		Classify: renderers.ClassifyByKeywords(map[string]string{
 			"mtu":          "an MTU change re-programs the port and can flap the link",
 			"pfc":          "a PFC change re-programs pause on the port: in-flight lossless traffic may drop",

@@ -99,6 +99,8 @@ func ruleCases() []ruleCase {
 	nxosLink := func(length string) string {
 		return strings.Replace(gpuLink, "leaf1:Ethernet1}", "leaf1:Ethernet1/1"+length+"}", 1)
 	}
+	sonicLeaf := strings.NewReplacer("platform: eos", "platform: sonic\n      transport: gnmi", "192.0.2.11", "192.0.2.11:8080", "Ethernet1-8", "Ethernet0-7").Replace(eosLeaf)
+	sonicLink := strings.Replace(gpuLink, "leaf1:Ethernet1}", "leaf1:Ethernet0}", 1)
 	// Spectrum's 13.9 MB buffer holds 64 ports of 1 km cables for one
 	// lossless priority, not for two.
 	spectrumLeaf := strings.NewReplacer("platform: eos", "platform: cumulus\n      asic: spectrum\n      portSpeed: 100G", "Ethernet1-8", "swp1-64").Replace(eosLeaf)
@@ -271,6 +273,9 @@ func ruleCases() []ruleCase {
 			pass: []fabric{
 				b.with(lossless(" {pfc: {watchdog: {detectionTime: 200ms, restorationTime: 1110ms}}}")),
 				b.with(lossless(" {pfc: {watchdog: {enabled: false, detectionTime: 205ms}}}")),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = sonicLeaf, sonicLink, " {pfc: {watchdog: {detectionTime: 150ms, restorationTime: 60s}}}"
+				}),
 			},
 			fail: []fabric{
 				b.with(lossless(" {pfc: {watchdog: {detectionTime: 205ms, restorationTime: 2s}}}")),
@@ -279,12 +284,35 @@ func ruleCases() []ruleCase {
 					f.switches = ocLeaf + "\n      openconfig: {pfcFallback: {platform: eos}}"
 					f.lossless = " {pfc: {watchdog: {detectionTime: 205ms, restorationTime: 2s}}}"
 				}),
+				// SONiC's pfcwd takes whole milliseconds, detection_time
+				// 100..5000 and restoration_time 100..60000
+				// (sonic-yang-models sonic-pfcwd.yang).
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = sonicLeaf, sonicLink, " {pfc: {watchdog: {detectionTime: 50ms, restorationTime: 2s}}}"
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = sonicLeaf, sonicLink, " {pfc: {watchdog: {detectionTime: 200ms, restorationTime: 61s}}}"
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = sonicLeaf, sonicLink, " {pfc: {watchdog: {detectionTime: 200ms, restorationTime: 1500us}}}"
+				}),
 			}},
+		// Junos, NX-OS and NVUE render no watchdog times (they keep the
+		// platform's own: renderers/junos, nxos, cumulus doc.go), so a time
+		// the intent sets is an error naming the platform.
 		{code: lint.CodeWatchdogDefault,
 			pass: []fabric{b.with(func(f *fabric) { f.switches, f.links, f.lossless = junosLeaf, junosLink, " {profile: pfc-only}" })},
-			fail: []fabric{b.with(func(f *fabric) {
-				f.switches, f.links, f.lossless = junosLeaf, junosLink, " {profile: pfc-only, pfc: {watchdog: {detectionTime: 200ms}}}"
-			})}},
+			fail: []fabric{
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = junosLeaf, junosLink, " {profile: pfc-only, pfc: {watchdog: {detectionTime: 200ms}}}"
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = nxosLeaf, nxosLink(""), " {profile: pfc-only, pfc: {watchdog: {restorationTime: 2s}}}"
+				}),
+				b.with(func(f *fabric) {
+					f.switches, f.links, f.lossless = cumulusLeaf, cumulusLink(""), " {profile: pfc-only, pfc: {watchdog: {detectionTime: 200ms}}}"
+				}),
+			}},
 		// A 100G port on a 300 m cable still receives about 83 KB after it
 		// pauses (intent/headroom); NVUE and NX-OS render an explicit xoff.
 		{code: lint.CodeXoffBelowHeadroom,
@@ -535,6 +563,24 @@ func TestExactMessages(t *testing.T) {
 			name: "watchdog time the platform cannot express",
 			f:    base().with(lossless(" {pfc: {watchdog: {detectionTime: 205ms, restorationTime: 2s}}}")),
 			want: []string{"f.yaml:4:31: RF130 error spec.lossless.pfc.watchdog.detectionTime: switch leaf1: PFC watchdog detection time 205ms cannot be expressed on eos, which takes seconds with at most two decimals (a multiple of 10ms)"},
+		},
+		{
+			name: "watchdog time outside SONiC's range",
+			f: fabric{
+				switches: strings.NewReplacer("platform: eos", "platform: sonic\n      transport: gnmi", "192.0.2.11", "192.0.2.11:8080", "Ethernet1-8", "Ethernet0-7").Replace(eosLeaf),
+				hosts:    gpuHost, links: strings.Replace(gpuLink, "leaf1:Ethernet1}", "leaf1:Ethernet0}", 1),
+				lossless: " {pfc: {watchdog: {detectionTime: 50ms, restorationTime: 2s}}}",
+			},
+			want: []string{"f.yaml:4:31: RF130 error spec.lossless.pfc.watchdog.detectionTime: switch leaf1: PFC watchdog detection time 50ms is below sonic's minimum 100ms"},
+		},
+		{
+			name: "watchdog time NX-OS does not render",
+			f: fabric{
+				switches: strings.NewReplacer("platform: eos", "platform: nxos", "Ethernet1-8", "Ethernet1/1-8").Replace(eosLeaf),
+				hosts:    gpuHost, links: strings.Replace(gpuLink, "leaf1:Ethernet1}", "leaf1:Ethernet1/1}", 1),
+				lossless: " {pfc: {watchdog: {detectionTime: 200ms}}}",
+			},
+			want: []string{"f.yaml:4:31: RF131 error spec.lossless.pfc.watchdog.detectionTime: switch leaf1: nxos does not render pfc.watchdog.detectionTime 200ms: its configuration is the same as with the default, so the setting would be dropped; remove it for these switches, or accept the platform's own behaviour with lossless.platformDefaults: [pfc.watchdog.detectionTime]"},
 		},
 		{
 			name: "missing address names the field",

@@ -2,8 +2,9 @@
 // a transactional in-memory tree per origin, commit-confirmed, moving
 // RoCE counters, TLS and password auth, and fault injection.
 //
-// Personalities: OpenConfig (origin openconfig, plus an opaque "cli"
-// origin for vendor-native fallbacks) and SONiC, which serves CONFIG_DB as
+// Personalities: OpenConfig (origin openconfig, plus origin "cli" for
+// vendor-native fallbacks, taken as EOS takes it: one update at the empty
+// path whose ascii_val is CLI text, "no" lines included; cli.go) and SONiC, which serves CONFIG_DB as
 // sonic-net/sonic-gnmi does, written from its source (sonic.go): origin
 // "sonic-db" with paths /CONFIG_DB/localhost/TABLE/key/field, a prefix
 // target CONFIG_DB for read-only /TABLE/key/field Gets, Get type ALL only,

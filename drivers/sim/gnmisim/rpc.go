@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/renderers/devcfg"
@@ -153,6 +154,7 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.lastSet = proto.Clone(req).(*gnmipb.SetRequest)
 
 	if commit != nil {
 		switch commit.GetAction().(type) {
@@ -193,6 +195,11 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 			results = r
 		}
 	}
+	if !sonicDB {
+		if err := cliCheck(req); err != nil {
+			return nil, err
+		}
+	}
 	for _, d := range req.GetDelete() {
 		if sonicDB {
 			break
@@ -208,6 +215,14 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 		full := gnmipath.Join(prefix, u.GetPath())
 		if err := t.checkWritable(full); err != nil {
 			return err
+		}
+		if full.GetOrigin() == OriginCLI {
+			w := next.applyCLI(u.GetVal().GetAsciiVal())
+			if err := t.checkCLI(w); err != nil {
+				return err
+			}
+			written = append(written, w...)
+			return nil
 		}
 		raw, err := typedToJSON(u.GetVal())
 		if err != nil {
@@ -272,9 +287,13 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 	return &gnmipb.SetResponse{Prefix: prefix, Response: results, Timestamp: time.Now().UnixNano()}, nil
 }
 
-// checkWritable refuses read-only places and injected rejections.
+// checkWritable refuses read-only places and injected rejections (for
+// origin cli, per command: checkCLI).
 func (t *Target) checkWritable(full *gnmipb.Path) error {
 	s := gnmipath.Format(full)
+	if full.GetOrigin() == OriginCLI && len(full.GetElem()) == 0 {
+		return nil
+	}
 	if full.GetOrigin() == OriginSONiCCounters {
 		return status.Errorf(codes.InvalidArgument, "%s: counters are read-only", s)
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/renderers/devcfg"
@@ -29,8 +30,8 @@ type Personality string
 
 const (
 	// OpenConfig is an EOS-like OpenConfig target: it advertises an Arista
-	// model beside the OpenConfig ones and takes an opaque "cli" origin in
-	// the same SetRequest, as a vendor's own server does (the eos
+	// model beside the OpenConfig ones and takes origin "cli" CLI text
+	// (ascii_val, cli.go) in the same SetRequest, as a vendor's own server does (the eos
 	// fallback's precondition, renderers/openconfig Fit).
 	OpenConfig Personality = "openconfig"
 	// SONiC serves config_db as sonic-gnmi does (origin sonic-db,
@@ -140,6 +141,7 @@ type Target struct {
 	pending  *pendingCommit
 	counters counters
 	sets     int
+	lastSet  *gnmipb.SetRequest
 }
 
 type pendingCommit struct {
@@ -400,6 +402,17 @@ func (t *Target) SetCount() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.sets
+}
+
+// LastSet is a copy of the last SetRequest the target received, for tests
+// of what a client puts on the wire; nil before any.
+func (t *Target) LastSet() *gnmipb.SetRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.lastSet == nil {
+		return nil
+	}
+	return proto.Clone(t.lastSet).(*gnmipb.SetRequest)
 }
 
 // afterSet runs what the device's daemons do after a change outside Set
