@@ -53,6 +53,8 @@ func exportedNames(t *testing.T) map[string]bool {
 	m.webhooks.WithLabelValues("delivered")
 	probe, _ := fakeProbe(t.Context(), nil, nil)
 	m.observeProbe(probe)
+	m.mesh.observe(MeshSummary{Findings: []MeshFinding{{Class: "loss", Status: "localized"}}},
+		[]history.LinkHealth{{Link: "leaf1 swp51 - spine1 swp1", Direction: "spine1 -> leaf1", State: history.LinkGood, Flows: 3}})
 	sw := func(port, c string, v uint64) counters.Sample {
 		return counters.Sample{Key: counters.Key{Device: "leaf1", Port: port, Counter: c}, Value: v}
 	}
