@@ -50,8 +50,8 @@ type counterHub struct {
 	warnedAt time.Time
 	log      *zap.Logger
 
-	pfcPause, linkPause, watchdog, nicStorm, ecnMarked, hostOther, up, updated *prometheus.Desc
-	series, seriesLimit, seriesDropped                                         *prometheus.Desc
+	pfcPause, linkPause, watchdog, nicStorm, ecnMarked, queueDrops, hostOther, up, updated *prometheus.Desc
+	series, seriesLimit, seriesDropped                                                     *prometheus.Desc
 }
 
 type sourceState struct {
@@ -82,6 +82,8 @@ func newCounterHub(limit int, log *zap.Logger) *counterHub {
 			[]string{"device", "port", "level"}, nil),
 		ecnMarked: d("rocefab_ecn_marked_packets_total", "ECN-marked packets: per queue on RoCE switch ports, RoCE packets received marked on host NICs.",
 			[]string{"role", "device", "port", "queue"}, nil),
+		queueDrops: d("rocefab_queue_dropped_packets_total", "Packets dropped by the egress queue of a RoCE priority on switch ports (a drop in a lossless queue is a lossless_drop).",
+			[]string{"device", "port", "queue"}, nil),
 		hostOther: d("rocefab_host_rdma_counter_total", "Other RDMA and NIC counters of host ports (sysfs counters, hw_counters, ethtool).",
 			[]string{"device", "port", "counter"}, nil),
 		up: d("rocefab_counter_source_up", "1 while the device's counters are being collected, 0 when the source fails.",
@@ -96,7 +98,7 @@ func newCounterHub(limit int, log *zap.Logger) *counterHub {
 }
 
 func (h *counterHub) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{h.pfcPause, h.linkPause, h.watchdog, h.nicStorm, h.ecnMarked, h.hostOther, h.up, h.updated,
+	for _, d := range []*prometheus.Desc{h.pfcPause, h.linkPause, h.watchdog, h.nicStorm, h.ecnMarked, h.queueDrops, h.hostOther, h.up, h.updated,
 		h.series, h.seriesLimit, h.seriesDropped} {
 		ch <- d
 	}
@@ -106,6 +108,7 @@ var (
 	swPFC      = regexp.MustCompile(`^pfc(\d)/(rx|tx)-pause$`)
 	swWatchdog = regexp.MustCompile(`^pfc(\d)/watchdog-storms$`)
 	swECN      = regexp.MustCompile(`^queue(\d)/ecn-marked$`)
+	swDrops    = regexp.MustCompile(`^queue(\d)/drops$`)
 	swMAC      = regexp.MustCompile(`^mac/(rx|tx)-pause$`)
 	nicPFC     = regexp.MustCompile(`^ethtool/(rx|tx)_prio(\d)_pause$`)
 	nicMAC     = regexp.MustCompile(`^ethtool/(rx|tx)_pause_ctrl_phy$`)
@@ -128,6 +131,8 @@ func (h *counterHub) Collect(ch chan<- prometheus.Metric) {
 			c(h.watchdog, v, k.Device, k.Port, swWatchdog.FindStringSubmatch(name)[1])
 		case role == roleSwitch && swECN.MatchString(name):
 			c(h.ecnMarked, v, role, k.Device, k.Port, swECN.FindStringSubmatch(name)[1])
+		case role == roleSwitch && swDrops.MatchString(name):
+			c(h.queueDrops, v, k.Device, k.Port, swDrops.FindStringSubmatch(name)[1])
 		case role == roleSwitch && swMAC.MatchString(name):
 			c(h.linkPause, v, role, k.Device, k.Port, swMAC.FindStringSubmatch(name)[1])
 		case role == roleHost && nicPFC.MatchString(name):
@@ -362,17 +367,22 @@ func (s *switchStreams) subscribe(ctx context.Context, r *intent.Resolved, sw *i
 		ports[i] = p.Name
 	}
 	byPath := map[string]counters.CounterPath{}
-	var paths []string
-	for _, cp := range counters.PathsFor(sw.Platform, ports, counterPriorities(sw.Policy)) {
+	cps := counters.PathsFor(sw.Platform, ports, counterPriorities(sw.Policy))
+	for _, cp := range cps {
 		canon, err := gnmipath.Canonical(cp.Path)
 		if err != nil {
 			<-s.dialSem
 			return false, fmt.Errorf("counter path %s: %w", cp.Path, err)
 		}
 		byPath[canon] = cp
-		paths = append(paths, canon)
 	}
-	ch, err := sub.Subscribe(ctx, paths, gnmi.Sample, s.a.cfg.CountersInterval)
+	// One stream: a platform's counters live under one gNMI target.
+	targets, byTarget := counters.Requests(cps)
+	if len(targets) != 1 {
+		<-s.dialSem
+		return false, fmt.Errorf("%s: counter paths under %d gNMI targets; one stream takes one", sw.Name, len(targets))
+	}
+	ch, err := sub.Subscribe(ctx, byTarget[targets[0]], gnmi.Sample, s.a.cfg.CountersInterval)
 	<-s.dialSem
 	if err != nil {
 		return false, err

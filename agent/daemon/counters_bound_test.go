@@ -146,7 +146,7 @@ func TestCounterLabels(t *testing.T) {
 func TestCounterSeriesLimitSetting(t *testing.T) {
 	f := newFixture(t, 1, func(o *gnmisim.Options) {
 		o.Counters.Tick = 5 * time.Millisecond
-		o.Counters.PerTick = [4]uint64{1, 1, 1, 0}
+		o.Counters.PerTick = gnmisim.PerTick{gnmisim.PFCRx: 1, gnmisim.PFCTx: 1, gnmisim.ECNMarked: 1}
 	})
 	c1 := f.commit("first", f.intent("150KB", "9216"))
 	cfg := f.config()

@@ -59,7 +59,7 @@ func exportedNames(t *testing.T) map[string]bool {
 		return counters.Sample{Key: counters.Key{Device: "leaf1", Port: port, Counter: c}, Value: v}
 	}
 	hub.set(roleSwitch, []counters.Sample{sw("Ethernet1", "pfc3/rx-pause", 1), sw("Ethernet1", "pfc3/tx-pause", 1),
-		sw("Ethernet1", "pfc3/watchdog-storms", 1), sw("Ethernet1", "queue3/ecn-marked", 1), sw("Ethernet1", "mac/rx-pause", 1)}, now)
+		sw("Ethernet1", "pfc3/watchdog-storms", 1), sw("Ethernet1", "queue3/ecn-marked", 1), sw("Ethernet1", "queue3/drops", 1), sw("Ethernet1", "mac/rx-pause", 1)}, now)
 	host, err := (&fakeHost{}).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)

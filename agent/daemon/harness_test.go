@@ -28,6 +28,7 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
 // The simulated fabric: switches of platform "simoc", an OpenConfig
@@ -58,6 +59,12 @@ func (simRenderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	}
 	p[ecnPath] = devcfg.Uint64(sw.Policy.ECNMin)
 	return &devcfg.Config{Shape: devcfg.ShapePaths, Paths: p, Owned: owned}, nil
+}
+
+func init() {
+	if err := counters.RegisterPaths("simoc", counters.SONiCPaths); err != nil {
+		panic(err)
+	}
 }
 
 func simRegistry() *renderers.Registry {
@@ -127,8 +134,11 @@ func newFixture(t *testing.T, n int, tune ...func(*gnmisim.Options)) *fixture {
 	var pem bytes.Buffer
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("leaf%d", i)
-		opt := gnmisim.Options{Name: name, Username: simUser, Password: simPass,
-			Counters: gnmisim.CounterOptions{Priorities: []int{3}}}
+		// OpenConfig for simoc's configuration, and SONiC's COUNTERS_DB for
+		// its counters: per-priority PFC and watchdog counters, which
+		// OpenConfig does not model (simoc's counter paths are SONiC's).
+		opt := gnmisim.Options{Name: name, Username: simUser, Password: simPass, CountersDB: true,
+			Ports: []string{"Ethernet1", "Ethernet2"}, Counters: gnmisim.CounterOptions{Priorities: []int{3}}}
 		for _, fn := range tune {
 			fn(&opt)
 		}

@@ -77,7 +77,7 @@ func TestMetricsExposition(t *testing.T) {
 	f := newFixture(t, 2, func(o *gnmisim.Options) {
 		if o.Name == "leaf2" {
 			o.Counters.Tick = 5 * time.Millisecond
-			o.Counters.PerTick = [4]uint64{1, 1, 3, 0}
+			o.Counters.PerTick = gnmisim.PerTick{gnmisim.PFCRx: 1, gnmisim.PFCTx: 1, gnmisim.ECNMarked: 3}
 		}
 	})
 	c1 := f.commit("first", f.intent("150KB", "9216"))
@@ -85,6 +85,7 @@ func TestMetricsExposition(t *testing.T) {
 	f.sims["leaf1"].Jump("Ethernet1", 3, gnmisim.PFCRx, 1204)
 	f.sims["leaf1"].Jump("Ethernet2", 3, gnmisim.WatchdogStorms, 2)
 	f.sims["leaf1"].Jump("Ethernet1", 3, gnmisim.ECNMarked, 35000)
+	f.sims["leaf1"].Jump("Ethernet2", 3, gnmisim.QueueDrops, 6)
 	cfg := f.config()
 	cfg.CountersInterval = 20 * time.Millisecond
 	deps := f.deps()
@@ -125,7 +126,7 @@ func TestMetricsExposition(t *testing.T) {
 		"rocefab_device_compliant", "rocefab_device_state", "rocefab_devices", "rocefab_drift_devices",
 		"rocefab_last_run_timestamp_seconds", "rocefab_last_run_duration_seconds", "rocefab_last_run_success", "rocefab_last_run_result", "rocefab_runs_total",
 		"rocefab_probe_verdict_pass", "rocefab_probe_rtt_seconds", "rocefab_probe_rtt_p99_seconds", "rocefab_probe_loss_ratio", "rocefab_probe_pair_pass", "rocefab_probe_findings",
-		"rocefab_pfc_pause_frames_total", "rocefab_link_pause_frames_total", "rocefab_pfc_watchdog_storms_total", "rocefab_ecn_marked_packets_total",
+		"rocefab_pfc_pause_frames_total", "rocefab_pfc_watchdog_storms_total", "rocefab_ecn_marked_packets_total", "rocefab_queue_dropped_packets_total",
 		"rocefab_nic_pause_storm_events_total", "rocefab_host_rdma_counter_total", "rocefab_counter_source_up", "rocefab_counter_last_update_timestamp_seconds",
 		"go_goroutines", "process_open_fds",
 	} {
@@ -144,7 +145,7 @@ func TestMetricsExposition(t *testing.T) {
 		{"rocefab_pfc_pause_frames_total", map[string]string{"role": "switch", "device": "leaf1", "port": "Ethernet1", "priority": "3", "direction": "rx"}, 1204},
 		{"rocefab_pfc_watchdog_storms_total", map[string]string{"device": "leaf1", "port": "Ethernet2", "priority": "3"}, 2},
 		{"rocefab_ecn_marked_packets_total", map[string]string{"role": "switch", "device": "leaf1", "port": "Ethernet1", "queue": "3"}, 35000},
-		{"rocefab_link_pause_frames_total", map[string]string{"role": "switch", "device": "leaf1", "port": "Ethernet1", "direction": "rx"}, 1204},
+		{"rocefab_queue_dropped_packets_total", map[string]string{"device": "leaf1", "port": "Ethernet2", "queue": "3"}, 6},
 		{"rocefab_pfc_pause_frames_total", map[string]string{"role": "host", "device": "gpu01", "port": "ens1f0np0", "priority": "3", "direction": "tx"}, 7},
 		{"rocefab_ecn_marked_packets_total", map[string]string{"role": "host", "device": "gpu01", "port": "mlx5_0/1"}, 42},
 		{"rocefab_nic_pause_storm_events_total", map[string]string{"device": "gpu01", "level": "error"}, 1},

@@ -38,7 +38,8 @@ type Batch struct {
 }
 
 // Subscribe streams the counters at or below paths (origin-prefixed path
-// strings). Once ends after the initial report; Sample repeats every
+// strings, optionally "TARGET@path" for a target such as SONiC's
+// COUNTERS_DB; all paths of one call share it). Once ends after the initial report; Sample repeats every
 // interval until ctx ends. The channel closes at the end; a failure comes
 // as a last Batch with Err. Non-numeric leaves are skipped.
 func (d *Driver) Subscribe(ctx context.Context, paths []string, mode Mode, interval time.Duration) (<-chan Batch, error) {
@@ -49,8 +50,15 @@ func (d *Driver) Subscribe(ctx context.Context, paths []string, mode Mode, inter
 		}
 		list.Mode = gnmipb.SubscriptionList_STREAM
 	}
-	for _, p := range paths {
-		pp, err := gnmipath.Parse(p)
+	target := ""
+	for i, p := range paths {
+		t, rest := gnmipath.SplitTarget(p)
+		if i > 0 && t != target {
+			// One prefix per request, so one target.
+			return nil, d.deviceErr("subscribe", p, "", fmt.Errorf("paths name targets %q and %q; subscribe to each on its own", target, t))
+		}
+		target = t
+		pp, err := gnmipath.Parse(rest)
 		if err != nil {
 			return nil, d.deviceErr("subscribe", p, "", err)
 		}
@@ -60,6 +68,9 @@ func (d *Driver) Subscribe(ctx context.Context, paths []string, mode Mode, inter
 			s.SampleInterval = uint64(interval.Nanoseconds())
 		}
 		list.Subscription = append(list.Subscription, s)
+	}
+	if target != "" {
+		list.Prefix = &gnmipb.Path{Target: target}
 	}
 	var stream gnmipb.GNMI_SubscribeClient
 	cctx, cancel := context.WithCancel(ctx)
@@ -97,8 +108,16 @@ func (d *Driver) Subscribe(ctx context.Context, paths []string, mode Mode, inter
 				n := r.Update
 				ts := time.Unix(0, n.GetTimestamp())
 				for _, u := range n.GetUpdate() {
+					full := gnmipath.Join(n.GetPrefix(), u.GetPath())
 					if v, ok := counterValue(u.GetVal()); ok {
-						b.Counters = append(b.Counters, Counter{Path: gnmipath.Format(gnmipath.Join(n.GetPrefix(), u.GetPath())), Value: v, Time: ts})
+						b.Counters = append(b.Counters, Counter{Path: gnmipath.Format(full), Value: v, Time: ts})
+						continue
+					}
+					// A subtree in one JSON value (SONiC answers a port's
+					// Queues or Pfcwd that way): each numeric leaf below.
+					for _, c := range counterLeaves(full, u.GetVal()) {
+						c.Time = ts
+						b.Counters = append(b.Counters, c)
 					}
 				}
 			}

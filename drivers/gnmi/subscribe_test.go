@@ -14,11 +14,12 @@ import (
 )
 
 const (
-	pfcRx3  = "/interfaces/interface[name=Ethernet1]/ethernet/pfc/priorities/priority[priority=3]/state/in-pause-frames"
 	macRx   = "/interfaces/interface[name=Ethernet1]/ethernet/state/counters/in-mac-pause-frames"
+	drops3  = "/qos/interfaces/interface[interface-id=Ethernet1]/output/queues/queue[name=3]/state/dropped-pkts"
 	ecn3    = "/qos/interfaces/interface[interface-id=Ethernet1]/output/queues/queue[name=3]/state/ecn-marked-pkts"
-	sonicRx = "sonic-counters:/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_RX_PKTS"
-	sonicWD = "sonic-counters:/COUNTERS/Ethernet0:3/PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
+	sonicRx = "/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_RX_PKTS"
+	sonicWD = "/COUNTERS/Ethernet0/Pfcwd/Ethernet0:3/PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
+	sonicQ  = "/COUNTERS/Ethernet0/Queues/Ethernet0:3/SAI_QUEUE_STAT_DROPPED_PACKETS"
 )
 
 func TestCountersOnceDeltas(t *testing.T) {
@@ -31,7 +32,7 @@ func TestCountersOnceDeltas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before[pfcRx3] != 40 || before[macRx] != 40 {
+	if before[macRx] != 40 {
 		t.Fatalf("before = %v", before)
 	}
 	sim.Jump("Ethernet1", 3, gnmisim.PFCRx, 1204)
@@ -42,7 +43,7 @@ func TestCountersOnceDeltas(t *testing.T) {
 		t.Fatal(err)
 	}
 	deltas := gnmi.Deltas(before, after)
-	want := map[string]uint64{pfcRx3: 1204, macRx: 1204, ecn3: 77}
+	want := map[string]uint64{macRx: 1204, ecn3: 77}
 	for k, v := range want {
 		if deltas[k] != v {
 			t.Errorf("delta %s = %d, want %d", k, deltas[k], v)
@@ -55,17 +56,29 @@ func TestCountersOnceDeltas(t *testing.T) {
 	}
 }
 
+// TestSONiCCounters: SONiC's counters are asked for under target
+// COUNTERS_DB, as sonic-gnmi serves them: a port field comes back as one
+// value, a port's Pfcwd and Queues as JSON objects whose numeric fields
+// become counters below the path asked for.
 func TestSONiCCounters(t *testing.T) {
 	sim := startSim(t, gnmisim.Options{Personality: gnmisim.SONiC})
 	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{}))
 	sim.Jump("Ethernet0", 3, gnmisim.PFCRx, 9)
 	sim.Jump("Ethernet0", 3, gnmisim.WatchdogStorms, 2)
-	got, err := d.Counters(context.Background(), []string{"sonic-counters:/COUNTERS"})
+	sim.Jump("Ethernet0", 3, gnmisim.QueueDrops, 5)
+	got, err := d.Counters(context.Background(), []string{"COUNTERS_DB@" + sonicRx, "COUNTERS_DB@/COUNTERS/Ethernet0/Pfcwd", "COUNTERS_DB@/COUNTERS/Ethernet0/Queues"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[sonicRx] != 9 || got[sonicWD] != 2 {
-		t.Errorf("sonic counters: rx=%d wd=%d (of %d)", got[sonicRx], got[sonicWD], len(got))
+	if got[sonicRx] != 9 || got[sonicWD] != 2 || got[sonicQ] != 5 {
+		t.Errorf("sonic counters: rx=%d wd=%d drops=%d (of %v)", got[sonicRx], got[sonicWD], got[sonicQ], got)
+	}
+	// Without the target the same paths are not COUNTERS_DB's.
+	if got, err := d.Counters(context.Background(), []string{sonicRx}); err == nil && got[sonicRx] != 0 {
+		t.Errorf("a path without the target read COUNTERS_DB: %v", got)
+	}
+	if _, err := d.Counters(context.Background(), []string{"COUNTERS_DB@" + sonicRx, macRx}); err == nil {
+		t.Error("paths under two targets in one subscription were accepted")
 	}
 }
 
@@ -74,7 +87,7 @@ func TestSubscribeSample(t *testing.T) {
 	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{}))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	ch, err := d.Subscribe(ctx, []string{pfcRx3}, gnmi.Sample, 30*time.Millisecond)
+	ch, err := d.Subscribe(ctx, []string{macRx}, gnmi.Sample, 30*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +98,7 @@ func TestSubscribeSample(t *testing.T) {
 			t.Fatal(b.Err)
 		}
 		for _, c := range b.Counters {
-			if c.Path != pfcRx3 {
+			if c.Path != macRx {
 				t.Fatalf("unexpected path %s", c.Path)
 			}
 			values = append(values, c.Value)
@@ -104,11 +117,11 @@ func TestSubscribeSample(t *testing.T) {
 }
 
 func TestCountersMoveByThemselves(t *testing.T) {
-	var per [4]uint64
-	per[gnmisim.PFCRx], per[gnmisim.ECNMarked] = 3, 11
+	var per gnmisim.PerTick
+	per[gnmisim.QueueDrops], per[gnmisim.ECNMarked] = 3, 11
 	sim := startSim(t, gnmisim.Options{Counters: gnmisim.CounterOptions{Tick: 10 * time.Millisecond, PerTick: per}})
 	d := dial(t, options(t, sim, ocPlatform(), devcfg.Scope{}))
-	a, err := d.Counters(context.Background(), []string{pfcRx3, ecn3})
+	a, err := d.Counters(context.Background(), []string{drops3, ecn3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,20 +130,20 @@ func TestCountersMoveByThemselves(t *testing.T) {
 	var b map[string]uint64
 	var dl map[string]uint64
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if b, err = d.Counters(context.Background(), []string{pfcRx3, ecn3}); err != nil {
+		if b, err = d.Counters(context.Background(), []string{drops3, ecn3}); err != nil {
 			t.Fatal(err)
 		}
-		if dl = gnmi.Deltas(a, b); dl[pfcRx3] != 0 && dl[ecn3] != 0 {
+		if dl = gnmi.Deltas(a, b); dl[drops3] != 0 && dl[ecn3] != 0 {
 			break
 		}
 	}
 	// Each subscribed path is sampled on its own, as on a device, so ticks
 	// may fall between the two paths' samples (more than one on a loaded
 	// machine): each counter moves by whole ticks of its own amount.
-	if dl[pfcRx3] == 0 || dl[pfcRx3]%3 != 0 || dl[ecn3] == 0 || dl[ecn3]%11 != 0 {
+	if dl[drops3] == 0 || dl[drops3]%3 != 0 || dl[ecn3] == 0 || dl[ecn3]%11 != 0 {
 		t.Errorf("deltas %v: want whole ticks of 3 and 11", dl)
 	}
-	if diff := cmp.Diff([]string{pfcRx3, ecn3}, keys(b)); diff != "" {
+	if diff := cmp.Diff([]string{drops3, ecn3}, keys(b)); diff != "" {
 		t.Error(diff)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -99,4 +100,20 @@ func jsonCounter(raw []byte) (uint64, bool) {
 		return u, err == nil
 	}
 	return 0, false
+}
+
+// counterLeaves reads a JSON object value at base as a subtree of
+// counters (gnmipath.NumericLeaves), in path order.
+func counterLeaves(base *gnmipb.Path, tv *gnmipb.TypedValue) []Counter {
+	raw := tv.GetJsonIetfVal()
+	if raw == nil {
+		raw = tv.GetJsonVal()
+	}
+	leaves := gnmipath.NumericLeaves(base, raw)
+	out := make([]Counter, 0, len(leaves))
+	for p, v := range leaves {
+		out = append(out, Counter{Path: p, Value: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
 }

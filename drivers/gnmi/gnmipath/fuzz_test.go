@@ -80,3 +80,27 @@ func FuzzFlatten(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNumericLeaves: reading a counter subtree never panics, and every
+// counter path it returns parses back to itself under base.
+func FuzzNumericLeaves(f *testing.F) {
+	f.Add("/COUNTERS/Ethernet0/Pfcwd", `{"Ethernet0:3":{"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED":"2","PFC_WD_STATUS":"operational"}}`)
+	f.Add("/COUNTERS/Ethernet0/Queues", `{"Ethernet0:0":{},"Ethernet0:3":{"SAI_QUEUE_STAT_PACKETS":"18446744073709551615"}}`)
+	f.Add("/a", `{"b/c":{"d[e]":1},"x":-1,"y":1.5}`)
+	f.Fuzz(func(t *testing.T, base, js string) {
+		bp, err := Parse(base)
+		if err != nil {
+			return
+		}
+		root := Format(bp)
+		for p := range NumericLeaves(bp, []byte(js)) {
+			pp, err := Parse(p)
+			if err != nil {
+				t.Fatalf("counter path %q does not parse: %v", p, err)
+			}
+			if Format(pp) != p || !Under(p, root) {
+				t.Fatalf("counter path %q is not canonical or not under %q", p, root)
+			}
+		}
+	})
+}

@@ -231,3 +231,48 @@ func TestJoinStripsModulePrefixes(t *testing.T) {
 		t.Errorf("non-openconfig names must stay verbatim: %s", got)
 	}
 }
+
+func TestSplitTarget(t *testing.T) {
+	for _, tc := range []struct{ in, target, rest string }{
+		{"COUNTERS_DB@/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_RX_PKTS", "COUNTERS_DB", "/COUNTERS/Ethernet0/SAI_PORT_STAT_PFC_3_RX_PKTS"},
+		{"leaf1@sonic-db:/CONFIG_DB/localhost/PORT", "leaf1", "sonic-db:/CONFIG_DB/localhost/PORT"},
+		{"/interfaces/interface[name=a@b]/state", "", "/interfaces/interface[name=a@b]/state"},
+		{"cli:/", "", "cli:/"},
+		{"@/a", "", "@/a"},
+	} {
+		target, rest := SplitTarget(tc.in)
+		if target != tc.target || rest != tc.rest {
+			t.Errorf("SplitTarget(%q) = %q, %q; want %q, %q", tc.in, target, rest, tc.target, tc.rest)
+		}
+		if tc.target != "" && WithTarget(target, rest) != tc.in {
+			t.Errorf("WithTarget does not give %q back", tc.in)
+		}
+	}
+}
+
+// TestNumericLeaves: a SONiC Queues answer (keys holding ':', fields as
+// strings) becomes one counter per numeric field; text fields and empty
+// queues give none.
+func TestNumericLeaves(t *testing.T) {
+	raw := []byte(`{"Ethernet0:3": {"SAI_QUEUE_STAT_PACKETS": "12", "SAI_QUEUE_STAT_DROPPED_PACKETS": "0", "PFC_WD_STATUS": "operational"},
+		"Ethernet0:4": {}, "n": 7, "neg": "-1"}`)
+	got := NumericLeaves(MustParse("/COUNTERS/Ethernet0/Queues"), raw)
+	want := map[string]uint64{
+		"/COUNTERS/Ethernet0/Queues/Ethernet0:3/SAI_QUEUE_STAT_PACKETS":         12,
+		"/COUNTERS/Ethernet0/Queues/Ethernet0:3/SAI_QUEUE_STAT_DROPPED_PACKETS": 0,
+		"/COUNTERS/Ethernet0/Queues/n":                                          7,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %d, want %d (got %v)", k, got[k], v, got)
+		}
+	}
+	for _, bad := range []string{``, `"5"`, `[1,2]`, `{`} {
+		if got := NumericLeaves(MustParse("/a"), []byte(bad)); len(got) != 0 {
+			t.Errorf("%q: %v", bad, got)
+		}
+	}
+}

@@ -292,3 +292,26 @@ func Canonical(s string) (string, error) {
 	}
 	return Format(p), nil
 }
+
+// SplitTarget splits "TARGET@/a/b" (or "TARGET@origin:/a/b") into the
+// target and the path string. gNMI names a target in the request's prefix,
+// not in a path: SONiC's gNMI server picks the Redis database that way
+// (target COUNTERS_DB). A string without one has no target.
+func SplitTarget(s string) (target, rest string) {
+	at := strings.IndexByte(s, '@')
+	if at <= 0 {
+		return "", s
+	}
+	if strings.ContainsAny(s[:at], "/[]\\:=") {
+		return "", s
+	}
+	return s[:at], s[at+1:]
+}
+
+// WithTarget is the path string SplitTarget reads back.
+func WithTarget(target, path string) string {
+	if target == "" {
+		return path
+	}
+	return target + "@" + path
+}

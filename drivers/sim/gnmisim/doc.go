@@ -17,21 +17,25 @@
 // a factory CONFIG_DB (SONiCFactory) first, as a real switch has one.
 // Internally the tree keeps rocefab's "sonic-db:/TABLE/key/field" keys.
 //
-// Counters (uint64; JSON_IETF strings in Get, uint_val in Subscribe):
+// Counters, OpenConfig (uint64; JSON_IETF strings in Get, uint_val in
+// Subscribe), as openconfig-if-ethernet and openconfig-qos-interfaces
+// define them (queue names from CounterOptions.QueueName):
 //
 //	/interfaces/interface[name=P]/ethernet/state/counters/in-mac-pause-frames   (sum over priorities)
 //	/interfaces/interface[name=P]/ethernet/state/counters/out-mac-pause-frames
-//	/interfaces/interface[name=P]/ethernet/pfc/priorities/priority[priority=N]/state/in-pause-frames
-//	/interfaces/interface[name=P]/ethernet/pfc/priorities/priority[priority=N]/state/out-pause-frames
-//	/interfaces/interface[name=P]/ethernet/pfc/priorities/priority[priority=N]/state/watchdog-storms
-//	/qos/interfaces/interface[interface-id=P]/output/queues/queue[name=N]/state/ecn-marked-pkts
+//	/qos/interfaces/interface[interface-id=P]/output/queues/queue[name=Q]/state/transmit-pkts
+//	/qos/interfaces/interface[interface-id=P]/output/queues/queue[name=Q]/state/dropped-pkts
+//	/qos/interfaces/interface[interface-id=P]/output/queues/queue[name=Q]/state/ecn-marked-pkts
 //
-// The pfc subtree is this simulator's own augment (OpenConfig has no PFC
-// model); the rest is OpenConfig. The SONiC personality also serves
-// COUNTERS_DB names under origin "sonic-counters":
+// OpenConfig has no per-priority PFC counters and none are served. The
+// SONiC personality (or Options.CountersDB) serves COUNTERS_DB under
+// target COUNTERS_DB as sonic-net/sonic-gnmi's virtual paths present it
+// (sonic_data_client/virtual_db.go, gnmi_server tests and testdata):
 //
-//	sonic-counters:/COUNTERS/P/SAI_PORT_STAT_PFC_N_RX_PKTS
-//	sonic-counters:/COUNTERS/P/SAI_PORT_STAT_PFC_N_TX_PKTS
-//	sonic-counters:/COUNTERS/P:N/SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS
-//	sonic-counters:/COUNTERS/P:N/PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED
+//	COUNTERS/P                 the port's fields as one JSON object
+//	COUNTERS/P/FIELD           one field as string_val, e.g. SAI_PORT_STAT_PFC_3_RX_PKTS
+//	COUNTERS/P/Queues          {"P:N": {SAI_QUEUE_STAT_PACKETS, _DROPPED_PACKETS, _WRED_ECN_MARKED_PACKETS}}
+//	COUNTERS/P/Pfcwd           {"P:N": {PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED, PFC_WD_STATUS, ...}}
+//
+// A port the switch lacks is NotFound, as sonic-gnmi answers.
 package gnmisim

@@ -51,7 +51,7 @@ func (t *Target) Get(ctx context.Context, req *gnmipb.GetRequest) (*gnmipb.GetRe
 	}
 	t.mu.Lock()
 	counters := func() tree {
-		return counterTree(t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now()))
+		return counterTree(t.counters.leaves(t.opt.Ports, time.Now()))
 	}
 	var src tree
 	switch req.GetType() {
@@ -294,7 +294,7 @@ func (t *Target) checkWritable(full *gnmipb.Path) error {
 	if full.GetOrigin() == OriginCLI && len(full.GetElem()) == 0 {
 		return nil
 	}
-	if full.GetOrigin() == OriginSONiCCounters {
+	if full.GetTarget() == countersDBTarget {
 		return status.Errorf(codes.InvalidArgument, "%s: counters are read-only", s)
 	}
 	if gnmipath.IsOpenConfig(full.GetOrigin()) {
@@ -453,10 +453,21 @@ func (t *Target) Subscribe(stream gnmipb.GNMI_SubscribeServer) error {
 // sampleNotification is every leaf at or below p, counters as uint_val and
 // configuration as JSON_IETF scalars.
 func (t *Target) sampleNotification(p *gnmipb.Path) (*gnmipb.Notification, error) {
+	if (t.opt.Personality == SONiC || t.opt.CountersDB) && p.GetTarget() == countersDBTarget {
+		now := time.Now()
+		t.mu.Lock()
+		val, err := t.counters.countersDBValue(t.opt.Ports, p, now)
+		t.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return &gnmipb.Notification{Timestamp: now.UnixNano(), Prefix: &gnmipb.Path{Target: countersDBTarget},
+			Update: []*gnmipb.Update{{Path: &gnmipb.Path{Elem: gnmipath.Elems(p)}, Val: val}}}, nil
+	}
 	t.mu.Lock()
 	now := time.Now()
 	cfg := t.tree.under(p)
-	ctr := t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, now)
+	ctr := t.counters.leaves(t.opt.Ports, now)
 	t.mu.Unlock()
 	base := gnmipath.Format(p)
 	n := &gnmipb.Notification{Timestamp: now.UnixNano()}

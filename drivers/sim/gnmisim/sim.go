@@ -48,6 +48,11 @@ type Options struct {
 	// Ports that have counters; default Ethernet1-4 (OpenConfig) or
 	// Ethernet0,4,8,12 (SONiC).
 	Ports []string
+	// CountersDB makes an OpenConfig personality also serve SONiC's
+	// COUNTERS_DB target (always on for SONiC): a stand-in for tests of a
+	// platform that needs per-priority PFC counters, which OpenConfig does
+	// not model, without SONiC's config_db conventions.
+	CountersDB bool
 
 	Username string
 	Password string
@@ -383,7 +388,7 @@ func (t *Target) Jump(port string, prio int, c Counter, n uint64) {
 func (t *Target) Counters() map[string]uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.counters.leaves(t.opt.Ports, t.opt.Personality == SONiC, time.Now())
+	return t.counters.leaves(t.opt.Ports, time.Now())
 }
 
 // PendingCommit returns the id of an unconfirmed commit, if any.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
@@ -20,9 +21,8 @@ import (
 // (gnmi_server/server.go, sonic_data_client/mixed_db_client.go,
 // db_client.go, json_client.go).
 const (
-	OriginSONiC         = "sonic-db"
-	OriginSONiCCounters = "sonic-counters"
-	OriginCLI           = "cli"
+	OriginSONiC = "sonic-db"
+	OriginCLI   = "cli"
 
 	// SONiCDB and SONiCInstance are the first two elements of every
 	// sonic-db path: /CONFIG_DB/localhost/TABLE/key/field.
@@ -140,6 +140,10 @@ func (t *Target) sonicGet(req *gnmipb.GetRequest) (*gnmipb.GetResponse, bool, er
 	}
 	prefix := req.GetPrefix()
 	target, origin := prefix.GetTarget(), prefix.GetOrigin()
+	if target == countersDBTarget {
+		resp, err := t.countersDBGet(req)
+		return resp, true, err
+	}
 	if sonicDBNames[target] {
 		resp, err := t.dbClientGet(req)
 		return resp, true, err
@@ -233,6 +237,27 @@ func (t *Target) mixedDBGet(req *gnmipb.GetRequest) (*gnmipb.GetResponse, error)
 			Prefix: req.GetPrefix(),
 			Update: []*gnmipb.Update{{Path: p, Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}}},
 		})
+	}
+	return resp, nil
+}
+
+// countersDBTarget is the target of SONiC's counters.
+const countersDBTarget = "COUNTERS_DB"
+
+// countersDBGet answers a Get under target COUNTERS_DB (countersDBValue);
+// any path it does not serve fails the whole Get, as ValidatePaths does.
+func (t *Target) countersDBGet(req *gnmipb.GetRequest) (*gnmipb.GetResponse, error) {
+	now := time.Now()
+	resp := &gnmipb.GetResponse{}
+	for _, p := range req.GetPath() {
+		t.mu.Lock()
+		val, err := t.counters.countersDBValue(t.opt.Ports, gnmipath.Join(&gnmipb.Path{Elem: req.GetPrefix().GetElem()}, p), now)
+		t.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		resp.Notification = append(resp.Notification, &gnmipb.Notification{Timestamp: now.UnixNano(), Prefix: req.GetPrefix(),
+			Update: []*gnmipb.Update{{Path: p, Val: val}}})
 	}
 	return resp, nil
 }

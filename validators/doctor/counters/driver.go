@@ -25,34 +25,36 @@ type DriverSource struct {
 // Name is the switch name.
 func (s DriverSource) Name() string { return s.Device }
 
-// Read asks the driver for every path and keys the answers.
+// Read asks the driver for every path (once per gNMI target) and keys the
+// answers by leaf.
 func (s DriverSource) Read(ctx context.Context) ([]Sample, error) {
 	byPath := map[string]CounterPath{}
-	paths := make([]string, 0, len(s.Paths))
 	for _, cp := range s.Paths {
 		canon, err := gnmipath.Canonical(cp.Path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: counter path %s: %w", s.Device, cp.Path, err)
 		}
 		byPath[canon] = cp
-		paths = append(paths, canon)
-	}
-	vals, err := s.Reader.Counters(ctx, paths)
-	if err != nil {
-		return nil, fmt.Errorf("%s: read counters: %w", s.Device, err)
 	}
 	var out []Sample
-	for p, v := range vals {
-		canon, err := gnmipath.Canonical(p)
+	targets, byTarget := Requests(s.Paths)
+	for _, target := range targets {
+		vals, err := s.Reader.Counters(ctx, byTarget[target])
 		if err != nil {
-			continue
+			return nil, fmt.Errorf("%s: read counters: %w", s.Device, err)
 		}
-		if cp, ok := byPath[canon]; ok {
-			out = append(out, Sample{Key: Key{Device: s.Device, Port: cp.Port, Counter: cp.Counter}, Value: v})
+		for p, v := range vals {
+			canon, err := gnmipath.Canonical(p)
+			if err != nil {
+				continue
+			}
+			if cp, ok := byPath[canon]; ok {
+				out = append(out, Sample{Key: Key{Device: s.Device, Port: cp.Port, Counter: cp.Counter}, Value: v})
+			}
 		}
 	}
-	if len(out) == 0 && len(paths) > 0 {
-		return nil, fmt.Errorf("%s: the switch answered none of the %d counter paths (the platform may not expose PFC/ECN counters there)", s.Device, len(paths))
+	if len(out) == 0 && len(s.Paths) > 0 {
+		return nil, fmt.Errorf("%s: the switch answered none of the %d counter paths (the platform may not expose PFC/ECN counters there)", s.Device, len(s.Paths))
 	}
 	return out, nil
 }

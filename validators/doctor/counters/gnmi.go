@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
@@ -17,63 +18,152 @@ import (
 
 // CounterPath maps one gNMI leaf to a counter key.
 type CounterPath struct {
-	Path    string // "origin:/a/b[k=v]/c", as gnmipath reads it
+	Path    string // the leaf, "origin:/a/b[k=v]/c" as gnmipath reads it
 	Port    string
 	Counter string // SwitchPFCRx(3), ...
+	// Subscribe is the path to ask for when the target serves the leaf
+	// only inside a larger JSON value (SONiC's Queues and Pfcwd), and
+	// Target the gNMI target of the request (SONiC's COUNTERS_DB). Both
+	// empty: ask for Path itself.
+	Subscribe string
+	Target    string
 }
 
-// OpenConfigPaths are the PFC and ECN counters of RoCE ports on an
-// OpenConfig target: link pause (openconfig-if-ethernet), ECN marks of the
-// lossless queue (openconfig-qos), and per-priority pause under
-// ethernet/pfc, which OpenConfig itself lacks; the path follows the gnmisim
-// augment and is only answered where a platform exposes it.
-func OpenConfigPaths(ports []string, prios []int) []CounterPath {
+// Request is the path string to subscribe to, with its target
+// ("COUNTERS_DB@/COUNTERS/Ethernet0/Queues").
+func (c CounterPath) Request() string {
+	p := c.Subscribe
+	if p == "" {
+		p = c.Path
+	}
+	return gnmipath.WithTarget(c.Target, p)
+}
+
+// OpenConfigQueuePrefix is how rocefab names the queues it configures on
+// an OpenConfig target (renderers/openconfig QueuePrefix); a test keeps
+// the two equal.
+const OpenConfigQueuePrefix = "ROCEFAB_Q"
+
+// OpenConfigPaths are the counters of RoCE ports that the public
+// OpenConfig models define: link-level pause (openconfig-if-ethernet,
+// ethernet/state/counters in-mac-pause-frames and out-mac-pause-frames)
+// and, per lossless queue, transmitted, dropped and ECN-marked packets
+// (openconfig-qos-interfaces, output/queues/queue/state transmit-pkts,
+// dropped-pkts, ecn-marked-pkts). OpenConfig has no per-priority PFC
+// counter: per-priority pause is read where the platform serves it
+// natively (SONiC's COUNTERS_DB) and is reported unavailable elsewhere.
+// queueName names queue N as the target does: rocefab's own names on the
+// openconfig platform, the number elsewhere.
+func OpenConfigPaths(ports []string, prios []int, queueName func(int) string) []CounterPath {
+	if queueName == nil {
+		queueName = strconv.Itoa
+	}
 	var out []CounterPath
 	for _, p := range ports {
 		k := escapeKey(p)
 		out = append(out,
-			CounterPath{"/interfaces/interface[name=" + k + "]/ethernet/state/counters/in-mac-pause-frames", p, SwitchMACRxPause},
-			CounterPath{"/interfaces/interface[name=" + k + "]/ethernet/state/counters/out-mac-pause-frames", p, SwitchMACTxPause})
+			CounterPath{Path: "/interfaces/interface[name=" + k + "]/ethernet/state/counters/in-mac-pause-frames", Port: p, Counter: SwitchMACRxPause},
+			CounterPath{Path: "/interfaces/interface[name=" + k + "]/ethernet/state/counters/out-mac-pause-frames", Port: p, Counter: SwitchMACTxPause})
 		for _, prio := range prios {
-			pp := fmt.Sprintf("/interfaces/interface[name=%s]/ethernet/pfc/priorities/priority[priority=%d]/state/", k, prio)
+			q := fmt.Sprintf("/qos/interfaces/interface[interface-id=%s]/output/queues/queue[name=%s]/state/", k, escapeKey(queueName(prio)))
 			out = append(out,
-				CounterPath{pp + "in-pause-frames", p, SwitchPFCRx(prio)},
-				CounterPath{pp + "out-pause-frames", p, SwitchPFCTx(prio)},
-				CounterPath{pp + "watchdog-storms", p, SwitchPFCWatchdog(prio)},
-				CounterPath{fmt.Sprintf("/qos/interfaces/interface[interface-id=%s]/output/queues/queue[name=%d]/state/ecn-marked-pkts", k, prio), p, SwitchECNMarked(prio)})
+				CounterPath{Path: q + "transmit-pkts", Port: p, Counter: SwitchQueueTxPackets(prio)},
+				CounterPath{Path: q + "dropped-pkts", Port: p, Counter: SwitchQueueDrops(prio)},
+				CounterPath{Path: q + "ecn-marked-pkts", Port: p, Counter: SwitchECNMarked(prio)})
 		}
 	}
 	return out
 }
 
-// SONiCOrigin is the origin under which a SONiC target serves COUNTERS_DB.
-const SONiCOrigin = "sonic-counters"
+// SONiCTarget is the gNMI target under which SONiC's gNMI server
+// (sonic-net/sonic-gnmi) serves COUNTERS_DB, mapping port names to SAI
+// object IDs through COUNTERS_PORT_NAME_MAP itself (its virtual paths
+// COUNTERS/<port>, COUNTERS/<port>/<field>, COUNTERS/<port>/Queues and
+// COUNTERS/<port>/Pfcwd; sonic_data_client/virtual_db.go).
+const SONiCTarget = "COUNTERS_DB"
 
-// SONiCPaths are COUNTERS_DB's SAI counters: per-priority PFC frames on the
-// port and WRED ECN marks and PFC watchdog deadlocks on the port's queue.
+// SONiCPaths are COUNTERS_DB's SAI counters as sonic-gnmi serves them:
+// per-priority PFC frames as fields of the port
+// (SAI_PORT_STAT_PFC_N_RX_PKTS, _TX_PKTS), the lossless queue's packets,
+// drops and WRED ECN marks inside the port's Queues value, and its PFC
+// watchdog deadlocks inside the port's Pfcwd value, both keyed
+// "<port>:<queue>". Queue N carries priority N, as rocefab's TC-to-queue
+// map has it.
 func SONiCPaths(ports []string, prios []int) []CounterPath {
 	var out []CounterPath
 	for _, p := range ports {
-		base := SONiCOrigin + ":/COUNTERS/" + escapeElem(p) + "/"
+		base := "/COUNTERS/" + escapeElem(p)
 		for _, prio := range prios {
 			n := strconv.Itoa(prio)
-			q := SONiCOrigin + ":/COUNTERS/" + escapeElem(p+":"+n) + "/"
+			q := escapeElem(p + ":" + n)
 			out = append(out,
-				CounterPath{base + "SAI_PORT_STAT_PFC_" + n + "_RX_PKTS", p, SwitchPFCRx(prio)},
-				CounterPath{base + "SAI_PORT_STAT_PFC_" + n + "_TX_PKTS", p, SwitchPFCTx(prio)},
-				CounterPath{q + "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", p, SwitchECNMarked(prio)},
-				CounterPath{q + "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", p, SwitchPFCWatchdog(prio)})
+				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_RX_PKTS", Port: p, Counter: SwitchPFCRx(prio), Target: SONiCTarget},
+				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_TX_PKTS", Port: p, Counter: SwitchPFCTx(prio), Target: SONiCTarget},
+				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_PACKETS", Port: p, Counter: SwitchQueueTxPackets(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
+				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_DROPPED_PACKETS", Port: p, Counter: SwitchQueueDrops(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
+				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", Port: p, Counter: SwitchECNMarked(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
+				CounterPath{Path: base + "/Pfcwd/" + q + "/PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", Port: p, Counter: SwitchPFCWatchdog(prio), Subscribe: base + "/Pfcwd", Target: SONiCTarget})
 		}
 	}
 	return out
 }
 
-// PathsFor picks the counter paths for a platform (renderer name).
-func PathsFor(platform string, ports []string, prios []int) []CounterPath {
-	if platform == "sonic" {
-		return SONiCPaths(ports, prios)
+// PathsFunc lists a platform's counter paths for its RoCE ports and
+// lossless priorities.
+type PathsFunc func(ports []string, prios []int) []CounterPath
+
+var (
+	pathsMu      sync.RWMutex
+	pathsByPlatf = map[string]PathsFunc{
+		"sonic": SONiCPaths,
+		"openconfig": func(ports []string, prios []int) []CounterPath {
+			return OpenConfigPaths(ports, prios, func(q int) string { return OpenConfigQueuePrefix + strconv.Itoa(q) })
+		},
 	}
-	return OpenConfigPaths(ports, prios)
+)
+
+// RegisterPaths sets the counter paths of a platform (renderer name) that
+// serves others than OpenConfig's; a platform registered twice is an
+// error.
+func RegisterPaths(platform string, fn PathsFunc) error {
+	pathsMu.Lock()
+	defer pathsMu.Unlock()
+	if _, dup := pathsByPlatf[platform]; dup {
+		return fmt.Errorf("counter paths of platform %q registered twice", platform)
+	}
+	pathsByPlatf[platform] = fn
+	return nil
+}
+
+// PathsFor picks the counter paths for a platform (renderer name):
+// OpenConfig's, with queues named by number, unless it registered its own.
+func PathsFor(platform string, ports []string, prios []int) []CounterPath {
+	pathsMu.RLock()
+	fn := pathsByPlatf[platform]
+	pathsMu.RUnlock()
+	if fn != nil {
+		return fn(ports, prios)
+	}
+	return OpenConfigPaths(ports, prios, nil)
+}
+
+// Requests are the distinct subscription paths of cps, grouped by target
+// (one gNMI request names one target), targets in order.
+func Requests(cps []CounterPath) (targets []string, byTarget map[string][]string) {
+	byTarget = map[string][]string{}
+	seen := map[string]bool{}
+	for _, cp := range cps {
+		r := cp.Request()
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		if _, ok := byTarget[cp.Target]; !ok {
+			targets = append(targets, cp.Target)
+		}
+		byTarget[cp.Target] = append(byTarget[cp.Target], r)
+	}
+	return targets, byTarget
 }
 
 // GNMISource reads switch counters with one gNMI Subscribe: ONCE by
@@ -93,9 +183,10 @@ type GNMISource struct {
 // Name is the switch name.
 func (g GNMISource) Name() string { return g.Device }
 
-// Read subscribes and returns every counter the target answered. Paths the
-// target does not answer are left out (the platform does not expose them);
-// that is an error only when none is answered.
+// Read subscribes (once per gNMI target) and returns every counter the
+// target answered. Paths the target does not answer are left out (the
+// platform does not expose them); that is an error only when none is
+// answered.
 func (g GNMISource) Read(ctx context.Context) ([]Sample, error) {
 	if len(g.Paths) == 0 {
 		return nil, nil
@@ -108,61 +199,19 @@ func (g GNMISource) Read(ctx context.Context) ([]Sample, error) {
 	defer cancel()
 
 	want := map[string]CounterPath{}
-	list := &gnmipb.SubscriptionList{Mode: gnmipb.SubscriptionList_ONCE, Encoding: gnmipb.Encoding_JSON_IETF, UpdatesOnly: false}
-	if g.SampleInterval > 0 {
-		list.Mode = gnmipb.SubscriptionList_STREAM
-	}
 	for _, cp := range g.Paths {
 		p, err := gnmipath.Parse(cp.Path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: counter path %s: %w", g.Device, cp.Path, err)
 		}
 		want[gnmipath.Format(p)] = cp
-		sub := &gnmipb.Subscription{Path: p}
-		if g.SampleInterval > 0 {
-			sub.Mode = gnmipb.SubscriptionMode_SAMPLE
-			sub.SampleInterval = uint64(g.SampleInterval.Nanoseconds())
-		}
-		list.Subscription = append(list.Subscription, sub)
-	}
-	stream, err := g.Client.Subscribe(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: gNMI Subscribe: %w", g.Device, err)
-	}
-	if err := stream.Send(&gnmipb.SubscribeRequest{Request: &gnmipb.SubscribeRequest_Subscribe{Subscribe: list}}); err != nil {
-		return nil, fmt.Errorf("%s: gNMI Subscribe: send request: %w", g.Device, err)
 	}
 	got := map[Key]uint64{}
-	for {
-		resp, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
+	targets, byTarget := Requests(g.Paths)
+	for _, target := range targets {
+		if err := g.subscribe(ctx, target, byTarget[target], want, got); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: gNMI Subscribe: %w", g.Device, err)
-		}
-		if resp.GetSyncResponse() {
-			break
-		}
-		n := resp.GetUpdate()
-		if n == nil {
-			continue
-		}
-		for _, u := range n.GetUpdate() {
-			full := gnmipath.Format(gnmipath.Join(n.GetPrefix(), u.GetPath()))
-			cp, ok := want[full]
-			if !ok {
-				continue
-			}
-			v, err := counterValue(u.GetVal())
-			if err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", g.Device, full, err)
-			}
-			got[Key{Device: g.Device, Port: cp.Port, Counter: cp.Counter}] = v
-		}
-	}
-	if g.SampleInterval > 0 {
-		_ = stream.CloseSend()
 	}
 	if len(got) == 0 {
 		return nil, fmt.Errorf("%s: gNMI Subscribe answered none of the %d counter paths (the platform may not expose PFC/ECN counters there)", g.Device, len(g.Paths))
@@ -172,6 +221,93 @@ func (g GNMISource) Read(ctx context.Context) ([]Sample, error) {
 		out = append(out, Sample{Key: k, Value: v})
 	}
 	return out, nil
+}
+
+// subscribe reads one target's requests until the initial sync.
+func (g GNMISource) subscribe(ctx context.Context, target string, requests []string, want map[string]CounterPath, got map[Key]uint64) error {
+	list := &gnmipb.SubscriptionList{Mode: gnmipb.SubscriptionList_ONCE, Encoding: gnmipb.Encoding_JSON_IETF, UpdatesOnly: false}
+	if target != "" {
+		list.Prefix = &gnmipb.Path{Target: target}
+	}
+	if g.SampleInterval > 0 {
+		list.Mode = gnmipb.SubscriptionList_STREAM
+	}
+	for _, r := range requests {
+		_, rest := gnmipath.SplitTarget(r)
+		p, err := gnmipath.Parse(rest)
+		if err != nil {
+			return fmt.Errorf("%s: counter path %s: %w", g.Device, r, err)
+		}
+		sub := &gnmipb.Subscription{Path: p}
+		if g.SampleInterval > 0 {
+			sub.Mode = gnmipb.SubscriptionMode_SAMPLE
+			sub.SampleInterval = uint64(g.SampleInterval.Nanoseconds())
+		}
+		list.Subscription = append(list.Subscription, sub)
+	}
+	stream, err := g.Client.Subscribe(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: gNMI Subscribe: %w", g.Device, err)
+	}
+	if err := stream.Send(&gnmipb.SubscribeRequest{Request: &gnmipb.SubscribeRequest_Subscribe{Subscribe: list}}); err != nil {
+		return fmt.Errorf("%s: gNMI Subscribe: send request: %w", g.Device, err)
+	}
+	keep := func(path string, v uint64) {
+		if cp, ok := want[path]; ok {
+			got[Key{Device: g.Device, Port: cp.Port, Counter: cp.Counter}] = v
+		}
+	}
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: gNMI Subscribe: %w", g.Device, err)
+		}
+		if resp.GetSyncResponse() {
+			break
+		}
+		n := resp.GetUpdate()
+		if n == nil {
+			continue
+		}
+		for _, u := range n.GetUpdate() {
+			full := gnmipath.Join(n.GetPrefix(), u.GetPath())
+			val := u.GetVal()
+			if raw := jsonObject(val); raw != nil {
+				// A subtree in one value (SONiC's Queues, Pfcwd).
+				for p, v := range gnmipath.NumericLeaves(full, raw) {
+					keep(p, v)
+				}
+				continue
+			}
+			if _, ok := want[gnmipath.Format(full)]; !ok {
+				continue
+			}
+			v, err := counterValue(val)
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", g.Device, gnmipath.Format(full), err)
+			}
+			keep(gnmipath.Format(full), v)
+		}
+	}
+	if g.SampleInterval > 0 {
+		_ = stream.CloseSend()
+	}
+	return nil
+}
+
+// jsonObject is the value's JSON when it holds an object, else nil.
+func jsonObject(tv *gnmipb.TypedValue) []byte {
+	raw := tv.GetJsonIetfVal()
+	if raw == nil {
+		raw = tv.GetJsonVal()
+	}
+	if t := strings.TrimSpace(string(raw)); strings.HasPrefix(t, "{") {
+		return raw
+	}
+	return nil
 }
 
 // counterValue reads a counter64 in any encoding a target may use:

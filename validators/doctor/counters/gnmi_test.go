@@ -2,6 +2,7 @@ package counters_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"strconv"
 	"sync"
@@ -47,12 +48,44 @@ func (f *fakeTarget) Subscribe(stream gnmipb.GNMI_SubscribeServer) error {
 	for _, s := range list.GetSubscription() {
 		key := gnmipath.Format(s.GetPath())
 		v, ok := f.leaves[key]
-		if !ok {
-			continue
-		}
-		val := &gnmipb.TypedValue{Value: &gnmipb.TypedValue_UintVal{UintVal: v}}
-		if f.ietf {
+		var val *gnmipb.TypedValue
+		switch {
+		case ok && f.ietf:
 			val = &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`"` + itoa(v) + `"`)}}
+		case ok:
+			val = &gnmipb.TypedValue{Value: &gnmipb.TypedValue_UintVal{UintVal: v}}
+		default:
+			// A path above leaves is answered as one JSON object of the
+			// subtree, as SONiC answers a port's Queues.
+			tree := map[string]any{}
+			for leaf, n := range f.leaves {
+				if leaf == key || !gnmipath.Under(leaf, key) {
+					continue
+				}
+				rel, _ := gnmipath.Rel(s.GetPath(), gnmipath.MustParse(leaf))
+				node := tree
+				for i, e := range rel {
+					if i == len(rel)-1 {
+						node[e.GetName()] = itoa(n)
+						break
+					}
+					next, _ := node[e.GetName()].(map[string]any)
+					if next == nil {
+						next = map[string]any{}
+						node[e.GetName()] = next
+					}
+					node = next
+				}
+			}
+			if len(tree) == 0 {
+				continue
+			}
+			raw, err := json.Marshal(tree)
+			if err != nil {
+				f.mu.Unlock()
+				return err
+			}
+			val = &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}
 		}
 		// Answer with the origin in the prefix and the rest in the update,
 		// as targets do.
@@ -114,7 +147,7 @@ func TestGNMISwitchCountersDelta(t *testing.T) {
 			}
 			paths := counters.PathsFor(tc.platform, []string{port}, []int{3})
 			f := &fakeTarget{leaves: map[string]uint64{}, ietf: tc.ietf}
-			// The target exposes every path but the watchdog one.
+			// The target exposes every counter but the watchdog's.
 			for _, cp := range paths {
 				if cp.Counter == counters.SwitchPFCWatchdog(3) {
 					continue
@@ -134,7 +167,7 @@ func TestGNMISwitchCountersDelta(t *testing.T) {
 			for _, cp := range paths {
 				canon, _ := gnmipath.Canonical(cp.Path)
 				switch cp.Counter {
-				case counters.SwitchPFCRx(3):
+				case counters.SwitchQueueDrops(3):
 					f.add(canon, 1_204)
 				case counters.SwitchECNMarked(3):
 					f.add(canon, 35_000)
@@ -146,7 +179,7 @@ func TestGNMISwitchCountersDelta(t *testing.T) {
 			}
 			msgs := counters.Diff(before, after).Messages("during the probe")
 			want := []string{
-				"priority 3 pause frames received rose by 1,204 on leaf2 " + port + " during the probe",
+				"queue 3 dropped packets rose by 1,204 on leaf2 " + port + " during the probe",
 				"queue 3 ECN-marked packets rose by 35,000 on leaf2 " + port + " during the probe",
 			}
 			if diff := cmp.Diff(want, msgs); diff != "" {
@@ -167,7 +200,7 @@ func TestGNMISwitchCountersDelta(t *testing.T) {
 
 func TestGNMINoPathAnswered(t *testing.T) {
 	f := &fakeTarget{leaves: map[string]uint64{}}
-	src := counters.GNMISource{Device: "leaf1", Client: startTarget(t, f), Paths: counters.OpenConfigPaths([]string{"Ethernet1"}, []int{3})}
+	src := counters.GNMISource{Device: "leaf1", Client: startTarget(t, f), Paths: counters.OpenConfigPaths([]string{"Ethernet1"}, []int{3}, nil)}
 	if _, err := src.Read(context.Background()); err == nil {
 		t.Fatal("no error when the switch exposes none of the counters")
 	}

@@ -2,6 +2,8 @@ package counters_test
 
 import (
 	"context"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
@@ -54,23 +57,30 @@ func TestGNMISimCounters(t *testing.T) {
 			sim.Jump(tc.port, 3, gnmisim.PFCRx, 1_204)
 			sim.Jump(tc.port, 3, gnmisim.PFCTx, 2)
 			sim.Jump(tc.port, 3, gnmisim.ECNMarked, 35_000)
+			sim.Jump(tc.port, 3, gnmisim.QueueDrops, 12)
+			sim.Jump(tc.port, 4, gnmisim.QueueDrops, 99) // not a RoCE queue: not asked for
 			after, err := s.Snapshot(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := counters.Diff(before, after).Messages("during the probe")
-			want := []string{
-				"priority 3 pause frames received rose by 1,204 on leaf2 " + tc.port + " during the probe",
-				"priority 3 pause frames sent rose by 2 on leaf2 " + tc.port + " during the probe",
-				"queue 3 ECN-marked packets rose by 35,000 on leaf2 " + tc.port + " during the probe",
-			}
+			var want []string
 			if tc.personality == gnmisim.OpenConfig {
-				// OpenConfig also counts the link-level pause sum.
-				want = append([]string{
+				// OpenConfig has no per-priority PFC counter: the link-level
+				// pause counters carry the pause frames.
+				want = []string{
 					"link-level (802.3x) pause frames received rose by 1,204 on leaf2 " + tc.port + " during the probe",
 					"link-level (802.3x) pause frames sent rose by 2 on leaf2 " + tc.port + " during the probe",
-				}, want...)
+				}
+			} else {
+				want = []string{
+					"priority 3 pause frames received rose by 1,204 on leaf2 " + tc.port + " during the probe",
+					"priority 3 pause frames sent rose by 2 on leaf2 " + tc.port + " during the probe",
+				}
 			}
+			want = append(want,
+				"queue 3 dropped packets rose by 12 on leaf2 "+tc.port+" during the probe",
+				"queue 3 ECN-marked packets rose by 35,000 on leaf2 "+tc.port+" during the probe")
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("messages (-want +got):\n%s", diff)
 			}
@@ -78,13 +88,18 @@ func TestGNMISimCounters(t *testing.T) {
 	}
 }
 
+// pathReader answers requests ("TARGET@path") with the leaves at or
+// below them, keyed by leaf path, as the gNMI driver does.
 type pathReader map[string]uint64
 
 func (p pathReader) Counters(_ context.Context, paths []string) (map[string]uint64, error) {
 	out := map[string]uint64{}
 	for _, q := range paths {
-		if v, ok := p[q]; ok {
-			out[q] = v
+		for k, v := range p {
+			if k == q || strings.HasPrefix(k, q+"/") {
+				_, leaf := gnmipath.SplitTarget(k)
+				out[leaf] = v
+			}
 		}
 	}
 	return out, nil
@@ -92,12 +107,21 @@ func (p pathReader) Counters(_ context.Context, paths []string) (map[string]uint
 
 func TestDriverSource(t *testing.T) {
 	paths := counters.PathsFor("sonic", []string{"Ethernet4"}, []int{3})
-	r := pathReader{"sonic-counters:/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_RX_PKTS": 42}
+	r := pathReader{
+		"COUNTERS_DB@/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_RX_PKTS":                         42,
+		"COUNTERS_DB@/COUNTERS/Ethernet4/Queues/Ethernet4:3/SAI_QUEUE_STAT_DROPPED_PACKETS":   7,
+		"COUNTERS_DB@/COUNTERS/Ethernet4/Queues/Ethernet4:4/SAI_QUEUE_STAT_DROPPED_PACKETS":   9, // not a RoCE queue
+		"/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_TX_PKTS":                                     5, // no target: not COUNTERS_DB
+	}
 	got, err := counters.DriverSource{Device: "leaf2", Reader: r, Paths: paths}.Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []counters.Sample{{Key: counters.Key{Device: "leaf2", Port: "Ethernet4", Counter: counters.SwitchPFCRx(3)}, Value: 42}}
+	sort.Slice(got, func(i, j int) bool { return got[i].Key.Counter < got[j].Key.Counter })
+	want := []counters.Sample{
+		{Key: counters.Key{Device: "leaf2", Port: "Ethernet4", Counter: counters.SwitchPFCRx(3)}, Value: 42},
+		{Key: counters.Key{Device: "leaf2", Port: "Ethernet4", Counter: counters.SwitchQueueDrops(3)}, Value: 7},
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -41,6 +41,9 @@ var rules = []rule{
 	{regexp.MustCompile(`^pfc(\d)/tx-pause$`), KindCongestion, func(m []string) string { return "priority " + m[1] + " pause frames sent" }},
 	{regexp.MustCompile(`^pfc(\d)/watchdog-storms$`), KindError, func(m []string) string { return "priority " + m[1] + " PFC watchdog storms" }},
 	{regexp.MustCompile(`^queue(\d)/ecn-marked$`), KindCongestion, func(m []string) string { return "queue " + m[1] + " ECN-marked packets" }},
+	{regexp.MustCompile(`^queue(\d)/drops$`), KindError, func(m []string) string { return "queue " + m[1] + " dropped packets" }},
+	{regexp.MustCompile(`^queue(\d)/tx-packets$`), KindTraffic, func(m []string) string { return "queue " + m[1] + " packets sent" }},
+	{regexp.MustCompile(`^pg(\d)/drops$`), KindError, func(m []string) string { return "priority group " + m[1] + " dropped packets" }},
 	{regexp.MustCompile(`^mac/rx-pause$`), KindCongestion, fixed("link-level (802.3x) pause frames received")},
 	{regexp.MustCompile(`^mac/tx-pause$`), KindCongestion, fixed("link-level (802.3x) pause frames sent")},
 
@@ -145,3 +148,9 @@ var losslessRe = regexp.MustCompile(`^ethtool/((rx|tx)_prio\d_pause(_duration)?|
 
 // KeepEthtool reports whether a driver statistic belongs in a snapshot.
 func KeepEthtool(name string) bool { return ethtoolKeep.MatchString(name) }
+
+// SwitchQueueDrops and SwitchQueueTxPackets name an egress queue's drops
+// and transmitted packets; SwitchPGDrops an ingress priority group's drops.
+func SwitchQueueDrops(queue int) string     { return fmt.Sprintf("queue%d/drops", queue) }
+func SwitchQueueTxPackets(queue int) string { return fmt.Sprintf("queue%d/tx-packets", queue) }
+func SwitchPGDrops(pg int) string           { return fmt.Sprintf("pg%d/drops", pg) }
