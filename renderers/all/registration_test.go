@@ -10,7 +10,7 @@ import (
 )
 
 // notPlatforms are folders under renderers/ that hold no platform.
-var notPlatforms = []string{"all", "devcfg", "host", "testdata"}
+var notPlatforms = []string{"all", "devcfg", "host", "iosstyle", "testdata"}
 
 // TestEveryFolderIsRegistered fails when a platform folder exists under
 // renderers/ but its Register is missing from the registrations list.
