@@ -27,8 +27,6 @@ import (
 	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
 
-func init() { register(newAgentCommand) }
-
 // agentSetting is one setting of the agent: section. Its flag, its key in
 // the config file and its ROCEFAB_ variable are derived from one row, so
 // docs/agent.md and the code cannot disagree (agent_settings_test.go).
