@@ -20,6 +20,7 @@ import (
 	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/telemetry"
 )
 
 // Errors New returns; callers test them with errors.Is.
@@ -68,6 +69,9 @@ type Config struct {
 	// CountersMaxSeries bounds the device counters held and exported;
 	// ≤ 0 is DefaultCountersMaxSeries.
 	CountersMaxSeries int
+	// LosslessTune, when set, adjusts the lossless detectors' settings
+	// before each detector is built (tests shorten hold and clear times).
+	LosslessTune func(*telemetry.Config)
 	// ShutdownTimeout bounds waiting for runs and notifications on stop
 	// (default 30s).
 	ShutdownTimeout time.Duration

@@ -361,6 +361,7 @@ func TestMeshInTheAgent(t *testing.T) {
 	waitHooks(t, f.hooks, 3)
 	a.stop()
 	b := f.start(cfg, deps)
+	waitFor(t, "the restarted agent's intent", func() bool { return b.intent() != nil })
 	if st := b.CurrentMesh(); st.ByState["bad"] != 1 || len(st.Links) != 8 {
 		t.Fatalf("restored states %+v", st.ByState)
 	}
