@@ -333,36 +333,6 @@ func (a *Agent) saveLossless() {
 	}
 }
 
-// readings are the hub's counters as one detector round: a reading per
-// device, taken when its counters last arrived (a device with nothing new
-// gives the same moment again, which the detector takes as stale).
-func (h *counterHub) readings(t *telemetry.Topology) []telemetry.Reading {
-	h.mu.Lock()
-	byDev := map[string][]telemetry.NamedSample{}
-	for k, v := range h.values {
-		byDev[k.Device] = append(byDev[k.Device], telemetry.NamedSample{Port: k.Port, Counter: k.Counter, Value: v})
-	}
-	taken := map[string]time.Time{}
-	for dev, s := range h.sources {
-		taken[dev] = s.updated
-	}
-	h.mu.Unlock()
-	devs := make([]string, 0, len(byDev))
-	for dev := range byDev {
-		devs = append(devs, dev)
-	}
-	sort.Strings(devs)
-	out := make([]telemetry.Reading, 0, len(devs))
-	for _, dev := range devs {
-		if taken[dev].IsZero() {
-			continue
-		}
-		r, _ := t.ReadingFrom(dev, taken[dev], byDev[dev])
-		out = append(out, r)
-	}
-	return out
-}
-
 // losslessCollector exports the active findings, one series each: their
 // number is bounded by the ports and priorities the intent declares.
 type losslessCollector struct{ a *Agent }
