@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -227,6 +229,15 @@ func TestLosslessFindingsHistoryAndWebhook(t *testing.T) {
 			t.Errorf("run %d: trigger %s commit %s", i, r.Trigger, r.Commit)
 		}
 	}
+	var page history.Page
+	if code, body := a.get("/api/v1/runs?kind=lossless", ""); code != http.StatusOK || json.Unmarshal([]byte(body), &page) != nil || len(page.Runs) != 2 {
+		t.Errorf("/api/v1/runs?kind=lossless (%d): %s", code, body)
+	}
+	var api history.Run
+	if code, body := a.get("/api/v1/runs/"+runs[1].ID, ""); code != http.StatusOK || json.Unmarshal([]byte(body), &api) != nil ||
+		len(api.Lossless) != 1 || api.Lossless[0].Event != history.LosslessCleared || !slices.Equal(api.Lossless[0].ProbeRuns, []string{probe.ID}) {
+		t.Errorf("/api/v1/runs/%s (%d): %s", runs[1].ID, code, body)
+	}
 	if runs[0].Result != history.ResultFailure || runs[1].Result != history.ResultSuccess {
 		t.Errorf("results %s, %s; want failure (an error raised), success (cleared)", runs[0].Result, runs[1].Result)
 	}
@@ -299,5 +310,76 @@ func TestLosslessQuietStream(t *testing.T) {
 	}
 	if hooks := losslessHooks(t, f.hooks); len(hooks) != 0 {
 		t.Fatalf("%d lossless webhooks on a healthy stream: %+v", len(hooks), hooks)
+	}
+}
+
+// TestLosslessDuring: a probe run lists the findings active at some
+// moment of it, still active or cleared since, each with the pairs whose
+// cabled path crosses its device; findings over before it started, or
+// raised after it ended, are not listed.
+func TestLosslessDuring(t *testing.T) {
+	pol := telemetry.Policy{Lossless: 1 << 3, RoCE: 3, CNP: 6, ECN: true}
+	host := func(name string) telemetry.DeviceSpec {
+		return telemetry.DeviceSpec{Name: name, Host: true, Policy: pol, Ports: []telemetry.PortSpec{{Name: "ens1f0np0"}}}
+	}
+	sw := func(name string, ports ...string) telemetry.DeviceSpec {
+		d := telemetry.DeviceSpec{Name: name, Policy: pol}
+		for _, p := range ports {
+			d.Ports = append(d.Ports, telemetry.PortSpec{Name: p})
+		}
+		return d
+	}
+	c := func(a, ap, b, bp string) telemetry.Cable {
+		return telemetry.Cable{A: telemetry.Endpoint{Device: a, Port: ap}, B: telemetry.Endpoint{Device: b, Port: bp}}
+	}
+	topo, err := telemetry.NewTopology([]telemetry.DeviceSpec{sw("leaf1", "Ethernet1", "Ethernet2", "Ethernet49"), sw("leaf2", "Ethernet1", "Ethernet49"),
+		sw("spine1", "Ethernet1", "Ethernet2"), host("gpu01"), host("gpu02"), host("gpu03")},
+		[]telemetry.Cable{c("gpu01", "ens1f0np0", "leaf1", "Ethernet1"), c("gpu02", "ens1f0np0", "leaf1", "Ethernet2"),
+			c("gpu03", "ens1f0np0", "leaf2", "Ethernet1"), c("leaf1", "Ethernet49", "spine1", "Ethernet1"), c("leaf2", "Ethernet49", "spine1", "Ethernet2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1_800_000_000, 0).UTC()
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	f := func(code telemetry.Code, dev string, first, last, cleared int) telemetry.Finding {
+		x := telemetry.Finding{Code: code, Severity: telemetry.SeverityError, Subject: telemetry.Subject{Device: dev, Port: "Ethernet1", Priority: 3},
+			FirstSeen: at(first), LastSeen: at(last)}
+		if cleared > 0 {
+			x.Cleared = at(cleared)
+		}
+		return x
+	}
+	a := &Agent{}
+	a.watch.topo = topo
+	a.watch.active = []telemetry.Finding{
+		f(telemetry.CodePFCStorm, "spine1", 10, 20, 0),      // seen before the run, still active: during it
+		f(telemetry.CodeLosslessDrop, "leaf1", 500, 510, 0), // raised after the run
+	}
+	a.watch.recent = []telemetry.Finding{
+		f(telemetry.CodeRetransmits, "leaf1", 50, 60, 120), // cleared during the run
+		f(telemetry.CodeWrongQueue, "leaf2", 10, 20, 80),   // cleared before the run
+	}
+	pairs := []history.ProbePair{{From: "gpu01", To: "gpu02"}, {From: "gpu01", To: "gpu03"}}
+	got := a.losslessDuring(at(100), at(200), pairs)
+	type row struct {
+		code  telemetry.Code
+		pairs []telemetry.ProbePair
+	}
+	var rows []row
+	for _, lf := range got {
+		rows = append(rows, row{lf.Code, lf.Pairs})
+	}
+	want := []row{
+		{telemetry.CodePFCStorm, []telemetry.ProbePair{{From: "gpu01", To: "gpu03"}}}, // the spine is on the cross-leaf path only
+		{telemetry.CodeRetransmits, []telemetry.ProbePair{{From: "gpu01", To: "gpu02"}, {From: "gpu01", To: "gpu03"}}},
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("findings during the run\n got %+v\nwant %+v", rows, want)
+	}
+	if got[0].LastSeen != at(20) || got[1].Cleared != at(120) {
+		t.Errorf("the recorded findings were altered: %+v", got)
+	}
+	if got := a.losslessDuring(at(300), at(400), pairs); len(got) != 1 || got[0].Code != telemetry.CodePFCStorm {
+		t.Errorf("a later run lists %+v, want the storm still active", got)
 	}
 }
