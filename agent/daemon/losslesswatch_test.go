@@ -383,3 +383,52 @@ func TestLosslessDuring(t *testing.T) {
 		t.Errorf("a later run lists %+v, want the storm still active", got)
 	}
 }
+
+// TestLosslessRaisedOnceAcrossRestart: a finding active when the agent
+// stops is restored with the detectors' state, so the next agent neither
+// records nor announces it again.
+func TestLosslessRaisedOnceAcrossRestart(t *testing.T) {
+	f := newFixture(t, 1)
+	c1 := f.commit("first", f.intent("150KB", "9216"))
+	f.converge("150KB", "9216")
+	cfg := f.config()
+	cfg.CountersInterval = 20 * time.Millisecond
+	cfg.LosslessTune = func(c *telemetry.Config) { c.Storm.Clear = time.Hour }
+	a := f.start(cfg, f.deps())
+	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
+	waitFor(t, "leaf1's counters", func() bool {
+		_, ok := a.hub.value(counters.Key{Device: "leaf1", Port: "Ethernet2", Counter: "pfc3/watchdog-storms"})
+		return ok
+	})
+	time.Sleep(5 * cfg.CountersInterval)
+	f.sims["leaf1"].Jump("Ethernet2", 3, gnmisim.WatchdogStorms, 1)
+	waitFor(t, "the storm announced", func() bool { return len(losslessHooks(t, f.hooks)) == 1 })
+	a.stop()
+
+	b := f.start(f.config2(cfg), f.deps())
+	waitFor(t, "the storm restored", func() bool {
+		for _, x := range b.activeLossless() {
+			if x.Code == telemetry.CodePFCStorm {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, "detector rounds after the restart", func() bool {
+		b.watch.mu.Lock()
+		defer b.watch.mu.Unlock()
+		for _, d := range b.watch.det.State().Devices {
+			if d.Device == "leaf1" && d.Taken.After(time.Now().Add(-cfg.CountersInterval)) {
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(10 * cfg.CountersInterval)
+	if hooks := losslessHooks(t, f.hooks); len(hooks) != 1 {
+		t.Fatalf("%d lossless webhooks over the restart, want the one before it", len(hooks))
+	}
+	if runs := losslessRuns(t, b); len(runs) != 1 {
+		t.Fatalf("%d lossless runs over the restart, want 1", len(runs))
+	}
+}
