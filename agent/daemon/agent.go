@@ -121,7 +121,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 			a.lastRuns[k] = *r
 		}
 	}
-	a.hub = newCounterHub(cfg.CountersMaxSeries, a.log.Named("counters"))
+	a.hub = newCounterHub(cfg.CountersMaxSeries, cfg.CountersMaxHeld, a.log.Named("counters"))
 	a.metrics = newMetrics(deps.Version, cfg.Shard.String(), a.hub)
 	a.metrics.reg.MustRegister(losslessCollector{a})
 	for _, st := range a.states {

@@ -361,6 +361,7 @@ func TestMeshInTheAgent(t *testing.T) {
 	waitHooks(t, f.hooks, 3)
 	a.stop()
 	b := f.start(cfg, deps)
+	waitFor(t, "the restarted agent's intent", func() bool { return b.intent() != nil })
 	if st := b.CurrentMesh(); st.ByState["bad"] != 1 || len(st.Links) != 8 {
 		t.Fatalf("restored states %+v", st.ByState)
 	}
@@ -385,7 +386,7 @@ func TestMeshInTheAgent(t *testing.T) {
 // TestLinkSeriesFollowTheIntent: a link that leaves the intent leaves
 // /metrics; the series stay links times two.
 func TestLinkSeriesFollowTheIntent(t *testing.T) {
-	m := newMetrics("test", "0/1", newCounterHub(0, nil))
+	m := newMetrics("test", "0/1", newCounterHub(0, 0, nil))
 	count := func() int {
 		fams, err := m.reg.Gather()
 		if err != nil {
@@ -438,7 +439,7 @@ func TestMeshDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	m := newMetrics("test", "0/1", newCounterHub(0, nil))
+	m := newMetrics("test", "0/1", newCounterHub(0, 0, nil))
 	m.mesh.runs.WithLabelValues("clean")
 	m.mesh.setLinks([]history.LinkHealth{{Link: "a 1 - b 1", Direction: "a -> b", State: history.LinkGood}})
 	m.mesh.findings.WithLabelValues("loss", "localized")
