@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
+	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -463,5 +465,39 @@ func TestMeshDocumented(t *testing.T) {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/agent.md does not mention %s", want)
 		}
+	}
+}
+
+// TestMeshRunsOnShardZeroOnly: the mesh covers the whole fabric, so of
+// two sharded agents on its schedule only shard 0 runs it; shard 1 still
+// runs one when asked.
+func TestMeshRunsOnShardZeroOnly(t *testing.T) {
+	f := newFixture(t, 2)
+	f.commit("first", f.intent("150KB", "9216"))
+	var meshes [2]*fakeMesh
+	var agents [2]*running
+	for i := range 2 {
+		cfg := f.config()
+		cfg.StateDir = filepath.Join(t.TempDir(), fmt.Sprintf("shard%d", i))
+		cfg.Source = gitSource(t, f, cfg.StateDir)
+		cfg.Shard = shard.Spec{Index: i, Count: 2}
+		cfg.Mesh = Schedule{Interval: 20 * time.Millisecond}
+		meshes[i] = &fakeMesh{}
+		meshes[i].set(clean())
+		deps := f.deps()
+		deps.Mesh = meshes[i].run
+		agents[i] = f.start(cfg, deps)
+	}
+	runs := func(i int) int {
+		meshes[i].mu.Lock()
+		defer meshes[i].mu.Unlock()
+		return meshes[i].runs
+	}
+	waitFor(t, "scheduled mesh runs on shard 0", func() bool { return runs(0) >= 3 })
+	if n := runs(1); n != 0 {
+		t.Fatalf("shard 1 ran the mesh %d times on its schedule", n)
+	}
+	if _, err := agents[1].RunNow(context.Background(), history.KindMesh); err != nil || runs(1) != 1 {
+		t.Fatalf("a manual mesh run on shard 1: %v, %d runs", err, runs(1))
 	}
 }
