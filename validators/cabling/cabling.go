@@ -106,17 +106,18 @@ func Known(r *intent.Resolved) []string {
 	return out
 }
 
-// NormPort folds the spellings one port goes by: case, and Ethernet,
-// Eth and Et before the number (NX-OS's Ethernet1/1 is Eth1/1 in its
-// brief tables, EOS's Ethernet1 is Et1).
+// NormPort folds the spellings one port goes by: NX-OS's Ethernet1/1 is
+// Eth1/1 in its LLDP tables, EOS's Ethernet1 is Et1, and case. Only the
+// capitalised short forms fold: Linux's eth0 is not SONiC's Ethernet0,
+// and a SONiC switch has both.
 func NormPort(p string) string {
-	p = strings.ToLower(strings.TrimSpace(p))
-	for _, pre := range []string{"ethernet", "eth", "et"} {
+	p = strings.TrimSpace(p)
+	for _, pre := range []string{"Ethernet", "ethernet", "ETHERNET", "Eth", "Et"} {
 		if rest, ok := strings.CutPrefix(p, pre); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
-			return "eth" + rest
+			return "ethernet" + strings.ToLower(rest)
 		}
 	}
-	return p
+	return strings.ToLower(p)
 }
 
 type portKey struct{ dev, port string }
@@ -217,8 +218,16 @@ func (c *classifier) unalias(dev, port string) string {
 	return NormPort(port)
 }
 
+// looksMAC is a MAC in colon, hyphen or Cisco's dotted form: a port ID
+// that names no port, so the description is shown instead.
 func looksMAC(s string) bool {
-	return len(s) == 17 && strings.Count(s, ":") == 5
+	switch {
+	case len(s) == 17:
+		return strings.Count(s, ":") == 5 || strings.Count(s, "-") == 5
+	case len(s) == 14:
+		return strings.Count(s, ".") == 2
+	}
+	return false
 }
 
 // link classifies one intent link from what each end reports, or, for an

@@ -200,14 +200,15 @@ func TestClassify(t *testing.T) {
 func TestNormPort(t *testing.T) {
 	same := [][2]string{
 		{"Ethernet1/1", "Eth1/1"}, {"Ethernet1", "Et1"}, {"ethernet7", "Ethernet7"},
-		{"swp1", "SWP1"}, {" ens1f0 ", "ens1f0"}, {"Ethernet1/1/2", "eth1/1/2"},
+		{"swp1", "SWP1"}, {" ens1f0 ", "ens1f0"}, {"Ethernet1/1/2", "Eth1/1/2"},
 	}
 	for _, p := range same {
 		if NormPort(p[0]) != NormPort(p[1]) {
 			t.Errorf("%q and %q should be one port: %q vs %q", p[0], p[1], NormPort(p[0]), NormPort(p[1]))
 		}
 	}
-	differ := [][2]string{{"Ethernet1", "Ethernet11"}, {"et-0/0/1", "eth0/0/1"}, {"etp1", "eth1"}, {"Ethernet", "Eth"}}
+	differ := [][2]string{{"Ethernet1", "Ethernet11"}, {"et-0/0/1", "eth0/0/1"}, {"etp1", "eth1"}, {"Ethernet", "Eth"},
+		{"Ethernet0", "eth0"}, {"Et1", "et1"}}
 	for _, p := range differ {
 		if NormPort(p[0]) == NormPort(p[1]) {
 			t.Errorf("%q and %q are different ports, both normalise to %q", p[0], p[1], NormPort(p[0]))
