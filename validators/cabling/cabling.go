@@ -84,13 +84,21 @@ func pairName(a, b intent.Endpoint) string { return a.String() + " – " + b.Str
 // Status returns the status of an intent link, Unread if it was not
 // classified.
 func (r *Report) Status(l intent.Link) Status {
-	name := LinkName(l)
-	for _, f := range r.Findings {
-		if f.Link == name {
-			return f.Status
-		}
+	if f := r.Finding(l); f != nil {
+		return f.Status
 	}
 	return Unread
+}
+
+// Finding returns an intent link's finding, nil if it was not classified.
+func (r *Report) Finding(l intent.Link) *Finding {
+	name := LinkName(l)
+	for i := range r.Findings {
+		if r.Findings[i].Link == name && r.Findings[i].Status != Unexpected {
+			return &r.Findings[i]
+		}
+	}
+	return nil
 }
 
 // Known returns the device names of a resolved fabric, the devices a
