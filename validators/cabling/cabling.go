@@ -74,6 +74,8 @@ type Report struct {
 	Verdict  Verdict   `json:"verdict"`
 	Summary  Summary   `json:"summary"`
 	Findings []Finding `json:"findings"`
+	// Notes say what was not read, and why.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // LinkName names an intent link in findings.

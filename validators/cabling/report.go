@@ -27,6 +27,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -58,6 +61,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				}
 				fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", md(f.Link), status, exp, strings.Join(obs, "<br>"), md(f.Message))
 			}
+		}
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n### Notes\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "- %s\n", md(n))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/cabling"
+)
+
+func init() { register(newCablingCommand) }
+
+func newCablingCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cabling PATH...",
+		Short: "Check the cabling against the intent from LLDP: verified, miscabled, missing, unexpected",
+		Long: `cabling reads every device's LLDP neighbours and reports each intent link as
+verified (the ends see each other), miscabled ("gpu03 ens1f0 reaches leaf2
+Ethernet7; the intent says leaf1 Ethernet7", for each end that says so),
+missing (no neighbour on either end) or unread, and neighbours between
+known devices on ports the intent has no link for as unexpected.
+
+Devices in a network namespace (netns in the intent: hosts, and Linux
+switches) are read with lldpcli -f json show neighbors inside it
+(--lldp-socket names lldpd's control socket, {name} the device). Any device
+can be given as saved output instead, --lldp DEVICE=FILE, parsed as its
+platform prints it: lldpcli JSON for hosts and Linux, NX-OS and EOS
+"show lldp neighbors detail | json", NVUE "nv show interface -o json",
+SONiC's APPL_DB LLDP_ENTRY_TABLE, OpenConfig lldp JSON. A device neither
+way is not read, and the report says so.
+
+Exit status: 0 when no link is miscabled, 1 when one is or cabling could
+not run, 64 on usage errors.`,
+		Example: `  rocefab cabling fabric/
+  rocefab cabling fabric/ --lldp leaf1=leaf1-lldp.json --lldp gpu03=gpu03-lldpcli.json
+  sudo rocefab cabling examples/lab --lldp-socket /run/rflab-lldpd/{name}.sock --output markdown`,
+		Args: requireArgs(1, "intent PATH"),
+	}
+	output := outputFlag(cmd, "text", "json", "markdown")
+	files := cmd.Flags().StringArray("lldp", nil, "DEVICE=FILE: that device's saved LLDP output, in its platform's format (repeatable)")
+	socket := cmd.Flags().String("lldp-socket", "", "lldpd control socket for lldpcli -u, {name} the device (default: lldpd's own)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		given := map[string]string{}
+		for _, f := range *files {
+			dev, path, ok := strings.Cut(f, "=")
+			if !ok || dev == "" || path == "" {
+				return usageErr("--lldp %q: want DEVICE=FILE", f)
+			}
+			given[dev] = path
+		}
+		res, err := a.loadIntent(args)
+		if err != nil {
+			return err
+		}
+		rep, err := readCabling(cmd.Context(), res, given, *socket)
+		if err != nil {
+			return err
+		}
+		switch format {
+		case "json":
+			err = rep.WriteJSON(a.stdout)
+		case "markdown":
+			err = rep.WriteMarkdown(a.stdout)
+		default:
+			err = rep.WriteText(a.stdout)
+		}
+		if err != nil {
+			return err
+		}
+		if rep.Verdict == cabling.Fail {
+			return exitWith(ExitFailure)
+		}
+		return nil
+	}
+	return cmd
+}
+
+// lldpDevice is one device of the intent as the cabling check reads it.
+type lldpDevice struct {
+	name, platform, netns string
+}
+
+// readCabling reads every device's neighbours (saved files first, then
+// lldpcli in the device's namespace) and classifies the intent's links.
+func readCabling(ctx context.Context, res *intent.Resolved, given map[string]string, socket string) (*cabling.Report, error) {
+	var devs []lldpDevice
+	for _, s := range res.Switches {
+		devs = append(devs, lldpDevice{s.Name, s.Platform, s.Netns})
+	}
+	for _, h := range res.Hosts {
+		devs = append(devs, lldpDevice{h.Name, "host", h.Netns})
+	}
+	known := map[string]bool{}
+	for _, d := range devs {
+		known[d.name] = true
+	}
+	for dev := range given {
+		if !known[dev] {
+			return nil, usageErr("--lldp %s: no device of that name in the intent", dev)
+		}
+	}
+	obs := cabling.Observed{}
+	var notes []string
+	for _, d := range devs {
+		parse := cabling.Parsers[d.platform]
+		if d.platform == "linux" || d.platform == "host" {
+			parse = cabling.ParseLLDPCLI
+		}
+		var data []byte
+		var err error
+		switch path, ok := given[d.name]; {
+		case ok && parse == nil:
+			return nil, fmt.Errorf("%s: rocefab reads no LLDP output of platform %s", d.name, d.platform)
+		case ok:
+			if data, err = os.ReadFile(path); err != nil {
+				return nil, fmt.Errorf("%s: %w", d.name, err)
+			}
+		case d.netns != "":
+			if data, err = lldpcliIn(ctx, d, socket); err != nil {
+				notes = append(notes, fmt.Sprintf("%s not read: %v", d.name, err))
+				continue
+			}
+		default:
+			notes = append(notes, fmt.Sprintf("%s not read: give its LLDP output with --lldp %s=FILE", d.name, d.name))
+			continue
+		}
+		nbs, err := parse(d.name, data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.name, err)
+		}
+		obs.Read = append(obs.Read, d.name)
+		obs.Neighbors = append(obs.Neighbors, nbs...)
+	}
+	names := make([]string, 0, len(devs))
+	for _, d := range devs {
+		names = append(names, d.name)
+	}
+	rep := cabling.Classify(res.Links, names, obs)
+	sort.Strings(notes)
+	rep.Notes = notes
+	return rep, nil
+}
+
+// lldpcliIn runs lldpcli inside the device's network namespace.
+func lldpcliIn(ctx context.Context, d lldpDevice, socket string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	args := []string{"netns", "exec", d.netns, "lldpcli"}
+	if socket != "" {
+		args = append(args, "-u", strings.ReplaceAll(socket, "{name}", d.name))
+	}
+	args = append(args, "-f", "json", "show", "neighbors")
+	out, err := exec.CommandContext(ctx, "ip", args...).Output()
+	if err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+			msg = strings.TrimSpace(string(ee.Stderr))
+		}
+		return nil, fmt.Errorf("lldpcli in netns %s: %s", d.netns, msg)
+	}
+	return out, nil
+}
