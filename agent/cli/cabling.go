@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sort"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/cabling"
+	"github.com/rocefab/rocefab/validators/consistency"
 )
 
 func init() { register(newCablingCommand) }
@@ -25,7 +28,10 @@ func newCablingCommand(a *app) *cobra.Command {
 verified (the ends see each other), miscabled ("gpu03 ens1f0 reaches leaf2
 Ethernet7; the intent says leaf1 Ethernet7", for each end that says so),
 missing (no neighbour on either end) or unread, and neighbours between
-known devices on ports the intent has no link for as unexpected.
+known devices on ports the intent has no link for as unexpected. Then it
+checks each host's NIC settings, as rendered, against the switch ports LLDP
+verified it is cabled to, and names every link it skipped: on a miscabled
+link the intent's pair is the wrong one.
 
 Devices in a network namespace (netns in the intent: hosts, and Linux
 switches) are read with lldpcli -f json show neighbors inside it
@@ -36,8 +42,8 @@ platform prints it: lldpcli JSON for hosts and Linux, NX-OS and EOS
 SONiC's APPL_DB LLDP_ENTRY_TABLE, OpenConfig lldp JSON. A device neither
 way is not read, and the report says so.
 
-Exit status: 0 when no link is miscabled, 1 when one is or cabling could
-not run, 64 on usage errors.`,
+Exit status: 0 when no link is miscabled, 1 when one is, a verified link's
+ends disagree, or cabling could not run; 64 on usage errors.`,
 		Example: `  rocefab cabling fabric/
   rocefab cabling fabric/ --lldp leaf1=leaf1-lldp.json --lldp gpu03=gpu03-lldpcli.json
   sudo rocefab cabling examples/lab --lldp-socket /run/rflab-lldpd/{name}.sock --output markdown`,
@@ -67,23 +73,95 @@ not run, 64 on usage errors.`,
 		if err != nil {
 			return err
 		}
-		switch format {
-		case "json":
-			err = rep.WriteJSON(a.stdout)
-		case "markdown":
-			err = rep.WriteMarkdown(a.stdout)
-		default:
-			err = rep.WriteText(a.stdout)
-		}
-		if err != nil {
+		out := cablingOutput{Report: rep}
+		if out.Consistency, err = a.cabledConsistency(res, rep); err != nil {
 			return err
 		}
-		if rep.Verdict == cabling.Fail {
+		if err := out.write(a.stdout, format); err != nil {
+			return err
+		}
+		if rep.Verdict == cabling.Fail || out.Consistency.errors() {
 			return exitWith(ExitFailure)
 		}
 		return nil
 	}
 	return cmd
+}
+
+// cablingOutput is what `rocefab cabling` prints: the cabling report and
+// the host/switch consistency check over the links it verified.
+type cablingOutput struct {
+	*cabling.Report
+	Consistency cablingConsistency `json:"consistency"`
+}
+
+type cablingConsistency struct {
+	Checked  int                   `json:"checked"`
+	Findings []consistency.Finding `json:"findings"`
+	Skipped  []consistency.Skipped `json:"skipped"`
+}
+
+func (c cablingConsistency) errors() bool {
+	for _, f := range c.Findings {
+		if f.Severity == consistency.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// cabledConsistency checks each host's rendered NIC settings against the
+// switch ports LLDP verified it is cabled to, and names the links it left
+// out: on a miscabled link the intent's pair is the wrong one.
+func (a *app) cabledConsistency(res *intent.Resolved, rep *cabling.Report) (cablingConsistency, error) {
+	out := cablingConsistency{Findings: []consistency.Finding{}, Skipped: []consistency.Skipped{}}
+	for _, h := range res.Hosts {
+		fs, skipped, err := consistency.CheckHostCabled(res, a.renderers, h, nil, rep)
+		if err != nil {
+			return out, fmt.Errorf("host %s: %w", h.Name, err)
+		}
+		out.Checked += len(res.HostLinksOf(h.Name)) - len(skipped)
+		out.Findings = append(out.Findings, fs...)
+		out.Skipped = append(out.Skipped, skipped...)
+	}
+	return out, nil
+}
+
+func (o cablingOutput) write(w io.Writer, format string) error {
+	c := o.Consistency
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(o)
+	case "markdown":
+		if err := o.WriteMarkdown(w); err != nil {
+			return err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "\n### Host/switch consistency\n\n%d host links checked, %d findings, %d skipped.\n\n", c.Checked, len(c.Findings), len(c.Skipped))
+		for _, f := range c.Findings {
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(f.String(), "|", `\|`))
+		}
+		for _, s := range c.Skipped {
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(s.String(), "|", `\|`))
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if err := o.WriteText(w); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "consistency: %d host links checked against their switch ports, %d findings, %d skipped\n", c.Checked, len(c.Findings), len(c.Skipped))
+	for _, f := range c.Findings {
+		fmt.Fprintf(&b, "consistency: %s\n", f)
+	}
+	for _, s := range c.Skipped {
+		fmt.Fprintf(&b, "consistency: %s\n", s)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // lldpDevice is one device of the intent as the cabling check reads it.

@@ -64,6 +64,20 @@ func TestCablingCommand(t *testing.T) {
 	if !strings.Contains(strings.Join(rep.Notes, "\n"), "h1 not read: lldpcli in netns rfnone-h1: ") {
 		t.Errorf("notes do not say h1 was not read: %v", rep.Notes)
 	}
+	var cons struct {
+		Consistency struct {
+			Checked  int
+			Findings []any
+			Skipped  []struct{ Link, Status string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &cons); err != nil {
+		t.Fatal(err)
+	}
+	if c := cons.Consistency; c.Checked != 2 || len(c.Findings) != 0 || len(c.Skipped) != 2 ||
+		c.Skipped[0].Link != "h3:eth0 – leaf2:swp1" || c.Skipped[0].Status != "unread" {
+		t.Errorf("as built: consistency %+v, want leaf1's 2 host links checked, leaf2's 2 skipped as unread", c)
+	}
 
 	// Swapped: both host links miscabled, both ends named, exit 1.
 	code, out, _ = runCLI(t, "", "cabling", lab, "--lldp", "leaf1="+swapped, "--lldp", "h1="+h1)
@@ -75,6 +89,9 @@ func TestCablingCommand(t *testing.T) {
 		"MISCABLED   h1:eth0 – leaf1:swp1: h1 eth0 reaches leaf1 swp2; the intent says leaf1 swp1. leaf1 swp1 reaches h2 eth0; the intent says h1 eth0",
 		// h2 was not read: leaf1 swp1 hearing it says where its cable goes.
 		"MISCABLED   h2:eth0 – leaf1:swp2: h2 eth0 reaches leaf1 swp1; the intent says leaf1 swp2. leaf1 swp2 reaches h1 eth0; the intent says h2 eth0",
+		"consistency: 0 host links checked against their switch ports, 0 findings, 4 skipped",
+		"consistency: skipped h1:eth0 – leaf1:swp1 (miscabled): h1 eth0 reaches leaf1 swp2;",
+		"consistency: skipped h2:eth0 – leaf1:swp2 (miscabled): h2 eth0 reaches leaf1 swp1;",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("swapped: output lacks %q:\n%s", want, out)
