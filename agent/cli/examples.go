@@ -51,7 +51,8 @@ var commandExamples = map[string]string{
   rocefab host apply --intent fabric/ --watch 1m`,
 	"rocefab doctor": `  rocefab doctor
   rocefab doctor --intent fabric/ --host gpu07
-  rocefab doctor --intent fabric/ --all`,
+  rocefab doctor --intent fabric/ --all
+  rocefab doctor --intent fabric/ --host gpu07 --cabling`,
 	"rocefab agent": `  rocefab agent fabric/
   rocefab agent --git-url https://git.example.com/net/fabric.git --intent fabric --listen 0.0.0.0:9490 --token-file /run/secrets/agent-token
   rocefab agent --print-settings --config /etc/rocefab/rocefab.yaml`,
