@@ -57,13 +57,9 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 		if err != nil {
 			return err
 		}
-		given := map[string]string{}
-		for _, f := range *files {
-			dev, path, ok := strings.Cut(f, "=")
-			if !ok || dev == "" || path == "" {
-				return usageErr("--lldp %q: want DEVICE=FILE", f)
-			}
-			given[dev] = path
+		given, err := parseLLDPFiles(*files)
+		if err != nil {
+			return err
 		}
 		res, err := a.loadIntent(args)
 		if err != nil {
@@ -162,6 +158,61 @@ func (o cablingOutput) write(w io.Writer, format string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cablingFlags read the cabling before a command that trusts it (probe).
+type cablingFlags struct {
+	on     bool
+	files  []string
+	socket string
+}
+
+func addCablingFlags(cmd *cobra.Command) *cablingFlags {
+	f := &cablingFlags{}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.on, "cabling", false, "read LLDP first, as rocefab cabling does, and use only the links it verified, naming those skipped")
+	fs.StringArrayVar(&f.files, "lldp", nil, "with --cabling: DEVICE=FILE, that device's saved LLDP output (repeatable)")
+	fs.StringVar(&f.socket, "lldp-socket", "", "with --cabling: lldpd control socket for lldpcli -u, {name} the device")
+	return f
+}
+
+func parseLLDPFiles(files []string) (map[string]string, error) {
+	given := map[string]string{}
+	for _, f := range files {
+		dev, path, ok := strings.Cut(f, "=")
+		if !ok || dev == "" || path == "" {
+			return nil, usageErr("--lldp %q: want DEVICE=FILE", f)
+		}
+		given[dev] = path
+	}
+	return given, nil
+}
+
+// verifiedOnly reads the cabling and returns the intent with only the
+// links LLDP verified, and a note for each link left out.
+func (f *cablingFlags) verifiedOnly(ctx context.Context, res *intent.Resolved) (*intent.Resolved, []string, error) {
+	given, err := parseLLDPFiles(f.files)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := readCabling(ctx, res, given, f.socket)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keep []intent.Link
+	var notes []string
+	for _, l := range res.Links {
+		if st := rep.Status(l); st != cabling.Verified {
+			msg := "not read"
+			if fd := rep.Finding(l); fd != nil {
+				msg = fd.Message
+			}
+			notes = append(notes, fmt.Sprintf("cabling: skipped %s (%s): %s", cabling.LinkName(l), st, msg))
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return res.WithLinks(keep), notes, nil
 }
 
 // lldpDevice is one device of the intent as the cabling check reads it.

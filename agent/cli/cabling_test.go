@@ -98,6 +98,24 @@ func TestCablingCommand(t *testing.T) {
 		}
 	}
 
+	// probe --cabling: the miscabled and unread links are left out, and
+	// the probe says which.
+	_, out, stderr = runCLI(t, "", "probe", lab, "--cabling", "--lldp", "leaf1="+swapped, "--no-counters", "-o", "json")
+	var pout struct{ Notes []string }
+	if err := json.Unmarshal([]byte(out), &pout); err != nil {
+		t.Fatalf("probe --cabling: %v\n%s\n%s", err, out, stderr)
+	}
+	notes := strings.Join(pout.Notes, "\n")
+	for _, want := range []string{
+		"cabling: skipped h1:eth0 – leaf1:swp1 (miscabled): h1 eth0 reaches leaf1 swp2;",
+		"cabling: skipped h3:eth0 – leaf2:swp1 (unread): neither h3 nor leaf2 was read",
+		"no host pairs to probe",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("probe --cabling notes lack %q:\n%s", want, notes)
+		}
+	}
+
 	for _, tc := range []struct {
 		args []string
 		code int

@@ -38,6 +38,7 @@ var commandExamples = map[string]string{
 	"rocefab probe": `  rocefab probe fabric/
   rocefab probe fabric/ --output markdown
   rocefab probe --mesh fabric/ --flows-per-link 3
+  sudo rocefab probe examples/lab --cabling --lldp-socket /run/rflab-lldpd/{name}.sock
   rocefab probe fabric/ --output junit > probe.xml`,
 	"rocefab probe serve": `  rocefab probe serve --intent fabric/
   ip netns exec rflab-h1 rocefab probe serve`,
