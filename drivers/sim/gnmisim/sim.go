@@ -140,6 +140,9 @@ type Target struct {
 	pending  *pendingCommit
 	counters counters
 	sets     int
+	// applDB is what the SONiC personality's daemons write to APPL_DB
+	// (lldp_syncd's LLDP_ENTRY_TABLE), set by tests with SetAPPLDB.
+	applDB map[string]map[string]map[string]string
 }
 
 type pendingCommit struct {
