@@ -74,3 +74,44 @@ func orNull(s string) string {
 	}
 	return s
 }
+
+// nvueLLDP is NVUE's operational LLDP as `nv show -o json` prints it (the
+// NVUE reference's lldp neighbor keys): the interface tree with each
+// port's lldp/neighbor keyed by the neighbour's system name, or one
+// port's lldp object.
+func (s *Sim) nvueLLDP(port string, tree bool) string {
+	byPort := map[string]map[string]any{}
+	for _, n := range s.lldp {
+		typ := "ifname"
+		if strings.Count(n.PortID, ":") == 5 {
+			typ = "mac"
+		}
+		if byPort[n.LocalPort] == nil {
+			byPort[n.LocalPort] = map[string]any{}
+		}
+		byPort[n.LocalPort][n.SysName] = map[string]any{
+			"age":     30,
+			"chassis": map[string]any{"chassis-id": "02:00:00:00:00:01", "system-name": n.SysName},
+			"port":    map[string]any{"name": n.PortID, "description": n.PortDescr, "type": typ, "ttl": 120},
+		}
+	}
+	lldp := func(p string) map[string]any {
+		out := map[string]any{"dcbx-ets-config-tlv": "off", "dcbx-ets-recomm-tlv": "off", "dcbx-pfc-tlv": "off"}
+		if nb := byPort[p]; nb != nil {
+			out["neighbor"] = nb
+		}
+		return out
+	}
+	var v any
+	if tree {
+		ifs := map[string]any{}
+		for p := range byPort {
+			ifs[p] = map[string]any{"type": "swp", "lldp": lldp(p)}
+		}
+		v = ifs
+	} else {
+		v = lldp(port)
+	}
+	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}

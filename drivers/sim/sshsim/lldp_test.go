@@ -65,3 +65,30 @@ func hostLink(host, sw string) intent.Link {
 	h, s := intent.Endpoint{Device: hd, Port: hp}, intent.Endpoint{Device: sd, Port: sp}
 	return intent.Link{A: h, B: s, HostEnd: &h, SwitchEnd: s}
 }
+
+// TestNVUELLDPParsedAndMiscablingFound: the NVUE personality prints the
+// neighbours a test cabled in `nv show interface -o json` and in one
+// port's `nv show interface swp7 lldp -o json`; ParseNVUE reads both.
+func TestNVUELLDPParsedAndMiscablingFound(t *testing.T) {
+	sim := startSim(t, Options{Personality: Cumulus, Hostname: "leaf1", NoAuth: true, Blank: true})
+	c := newConsole(t, sim)
+	links := []intent.Link{hostLink("gpu03:ens1f0", "leaf1:swp7"), hostLink("gpu04:ens1f0", "leaf1:swp8")}
+	known := []string{"leaf1", "gpu03", "gpu04"}
+	sim.SetLLDP([]LLDPNeighbor{{"swp7", "gpu04", "02:00:00:00:00:04", "ens1f0"}, {"swp8", "gpu03", "02:00:00:00:00:03", "ens1f0"}})
+	out := c.do("nv show interface -o json")
+	nbs, err := cabling.ParseNVUE("leaf1", []byte(out))
+	if err != nil || len(nbs) != 2 {
+		t.Fatalf("parsed %v (%v) from:\n%s", nbs, err, out)
+	}
+	rep := cabling.Classify(links, known, cabling.Observed{Read: []string{"leaf1"}, Neighbors: nbs})
+	for _, l := range links {
+		if rep.Status(l) != cabling.Miscabled {
+			t.Errorf("%s: %s, want miscabled", cabling.LinkName(l), rep.Status(l))
+		}
+	}
+	out = c.do("nv show interface swp7 lldp -o json")
+	one, err := cabling.ParseNVUE("leaf1:swp7", []byte(out))
+	if err != nil || len(one) != 1 || one[0].Port != "swp7" || one[0].SysName != "gpu04" {
+		t.Errorf("one port: %v (%v) from:\n%s", one, err, out)
+	}
+}
