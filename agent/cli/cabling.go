@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 	"github.com/spf13/cobra"
 
 	"github.com/rocefab/rocefab/intent"
@@ -35,11 +36,12 @@ link the intent's pair is the wrong one.
 
 Devices in a network namespace (netns in the intent: hosts, and Linux
 switches) are read with lldpcli -f json show neighbors inside it
-(--lldp-socket names lldpd's control socket, {name} the device). Any device
-can be given as saved output instead, --lldp DEVICE=FILE, parsed as its
-platform prints it: lldpcli JSON for hosts and Linux, NX-OS and EOS
-"show lldp neighbors detail | json", NVUE "nv show interface -o json",
-SONiC's APPL_DB LLDP_ENTRY_TABLE, OpenConfig lldp JSON. A device neither
+(--lldp-socket names lldpd's control socket, {name} the device). Switches
+are opened as plan opens them and asked: NX-OS and EOS "show lldp neighbors
+detail | json" and NVUE "nv show interface -o json" over SSH, SONiC's
+APPL_DB LLDP_ENTRY_TABLE and OpenConfig's /lldp over gNMI. Any device can
+be given as saved output instead, --lldp DEVICE=FILE, parsed as its
+platform prints it (lldpcli JSON for hosts and Linux). A device read no
 way is not read, and the report says so.
 
 Exit status: 0 when no link is miscabled, 1 when one is, a verified link's
@@ -50,9 +52,13 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 		Args: requireArgs(1, "intent PATH"),
 	}
 	output := outputFlag(cmd, "text", "json", "markdown")
+	df := addDeviceFlags(cmd)
 	files := cmd.Flags().StringArray("lldp", nil, "DEVICE=FILE: that device's saved LLDP output, in its platform's format (repeatable)")
 	socket := cmd.Flags().String("lldp-socket", "", "lldpd control socket for lldpcli -u, {name} the device (default: lldpd's own)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := df.validate(a); err != nil {
+			return err
+		}
 		format, err := output()
 		if err != nil {
 			return err
@@ -65,7 +71,7 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 		if err != nil {
 			return err
 		}
-		rep, err := readCabling(cmd.Context(), res, given, *socket)
+		rep, err := readCabling(cmd.Context(), res, given, *socket, a.switchLLDP(df, res))
 		if err != nil {
 			return err
 		}
@@ -190,12 +196,12 @@ func parseLLDPFiles(files []string) (map[string]string, error) {
 
 // verifiedOnly reads the cabling and returns the intent with only the
 // links LLDP verified, and a note for each link left out.
-func (f *cablingFlags) verifiedOnly(ctx context.Context, res *intent.Resolved) (*intent.Resolved, []string, error) {
+func (f *cablingFlags) verifiedOnly(ctx context.Context, res *intent.Resolved, sw switchLLDPReader) (*intent.Resolved, []string, error) {
 	given, err := parseLLDPFiles(f.files)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep, err := readCabling(ctx, res, given, f.socket)
+	rep, err := readCabling(ctx, res, given, f.socket, sw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -218,17 +224,18 @@ func (f *cablingFlags) verifiedOnly(ctx context.Context, res *intent.Resolved) (
 // lldpDevice is one device of the intent as the cabling check reads it.
 type lldpDevice struct {
 	name, platform, netns string
+	sw                    *intent.Switch // nil for a host
 }
 
 // readCabling reads every device's neighbours (saved files first, then
 // lldpcli in the device's namespace) and classifies the intent's links.
-func readCabling(ctx context.Context, res *intent.Resolved, given map[string]string, socket string) (*cabling.Report, error) {
+func readCabling(ctx context.Context, res *intent.Resolved, given map[string]string, socket string, readSwitch switchLLDPReader) (*cabling.Report, error) {
 	var devs []lldpDevice
 	for _, s := range res.Switches {
-		devs = append(devs, lldpDevice{s.Name, s.Platform, s.Netns})
+		devs = append(devs, lldpDevice{s.Name, s.Platform, s.Netns, s})
 	}
 	for _, h := range res.Hosts {
-		devs = append(devs, lldpDevice{h.Name, "host", h.Netns})
+		devs = append(devs, lldpDevice{h.Name, "host", h.Netns, nil})
 	}
 	known := map[string]bool{}
 	for _, d := range devs {
@@ -260,6 +267,11 @@ func readCabling(ctx context.Context, res *intent.Resolved, given map[string]str
 				notes = append(notes, fmt.Sprintf("%s not read: %v", d.name, err))
 				continue
 			}
+		case d.sw != nil && readSwitch != nil && parse != nil:
+			if data, err = readSwitch(ctx, d.sw); err != nil {
+				notes = append(notes, fmt.Sprintf("%s not read: %v; give its LLDP output with --lldp %s=FILE", d.name, err, d.name))
+				continue
+			}
 		default:
 			notes = append(notes, fmt.Sprintf("%s not read: give its LLDP output with --lldp %s=FILE", d.name, d.name))
 			continue
@@ -279,6 +291,62 @@ func readCabling(ctx context.Context, res *intent.Resolved, given map[string]str
 	sort.Strings(notes)
 	rep.Notes = notes
 	return rep, nil
+}
+
+// switchLLDPReader reads one switch's LLDP neighbours, in its platform's
+// format, through its driver.
+type switchLLDPReader func(ctx context.Context, sw *intent.Switch) ([]byte, error)
+
+// lldpShow is the JSON LLDP command of platforms read over SSH.
+var lldpShow = map[string]string{
+	"nxos":    "show lldp neighbors detail | json",
+	"eos":     "show lldp neighbors detail | json",
+	"cumulus": "nv show interface -o json",
+}
+
+// switchLLDP opens each switch as plan does and reads its neighbours: a
+// show command over SSH (NX-OS, EOS, NVUE), a gNMI Get of APPL_DB's
+// LLDP_ENTRY_TABLE (SONiC) or of /lldp (OpenConfig).
+func (a *app) switchLLDP(df *deviceFlags, res *intent.Resolved) switchLLDPReader {
+	eng := a.engine(df, nil)
+	return func(ctx context.Context, sw *intent.Switch) ([]byte, error) {
+		drv, transport, err := eng.OpenSwitch(ctx, res, sw)
+		if err != nil {
+			return nil, err
+		}
+		defer drv.Close()
+		switch d := drv.(type) {
+		case interface {
+			Show(context.Context, string) (string, error)
+		}:
+			cmd := lldpShow[sw.Platform]
+			if cmd == "" {
+				return nil, fmt.Errorf("rocefab reads no LLDP over %s from %s", transport, sw.Platform)
+			}
+			out, err := d.Show(ctx, cmd)
+			return []byte(out), err
+		case interface{ Client() gnmipb.GNMIClient }:
+			req := &gnmipb.GetRequest{Type: gnmipb.GetRequest_ALL, Encoding: gnmipb.Encoding_JSON_IETF,
+				Path: []*gnmipb.Path{{Elem: []*gnmipb.PathElem{{Name: "lldp"}}}}}
+			if sw.Platform == "sonic" {
+				req.Prefix = &gnmipb.Path{Target: "APPL_DB"}
+				req.Path = []*gnmipb.Path{{Elem: []*gnmipb.PathElem{{Name: "LLDP_ENTRY_TABLE"}}}}
+			}
+			resp, err := d.Client().Get(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range resp.GetNotification() {
+				for _, u := range n.GetUpdate() {
+					if v := u.GetVal().GetJsonIetfVal(); len(v) > 0 {
+						return v, nil
+					}
+				}
+			}
+			return nil, fmt.Errorf("the gNMI answer holds no JSON")
+		}
+		return nil, fmt.Errorf("rocefab reads no LLDP over %s", transport)
+	}
 }
 
 // lldpcliIn runs lldpcli inside the device's network namespace.

@@ -77,7 +77,7 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		// miscabled link's traffic takes another path than the intent's.
 		var skipped []string
 		if cf.on {
-			if res, skipped, err = cf.verifiedOnly(cmd.Context(), res); err != nil {
+			if res, skipped, err = cf.verifiedOnly(cmd.Context(), res, a.switchLLDP(df, res)); err != nil {
 				return err
 			}
 		}
