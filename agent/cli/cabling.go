@@ -38,7 +38,8 @@ Devices in a network namespace (netns in the intent: hosts, and Linux
 switches) are read with lldpcli -f json show neighbors inside it
 (--lldp-socket names lldpd's control socket, {name} the device). Switches
 are opened as plan opens them and asked: NX-OS and EOS "show lldp neighbors
-detail | json" and NVUE "nv show interface -o json" over SSH, SONiC's
+detail | json", Junos "show lldp neighbors detail | display json" and NVUE
+"nv show interface -o json" over SSH, SONiC's
 APPL_DB LLDP_ENTRY_TABLE and OpenConfig's /lldp over gNMI. Any device can
 be given as saved output instead, --lldp DEVICE=FILE, parsed as its
 platform prints it (lldpcli JSON for hosts and Linux). A device read no
@@ -255,10 +256,11 @@ func readCabling(ctx context.Context, res *intent.Resolved, given map[string]str
 		}
 		var data []byte
 		var err error
-		switch path, ok := given[d.name]; {
-		case ok && parse == nil:
+		path, fromFile := given[d.name]
+		switch {
+		case fromFile && parse == nil:
 			return nil, fmt.Errorf("%s: rocefab reads no LLDP output of platform %s", d.name, d.platform)
-		case ok:
+		case fromFile:
 			if data, err = os.ReadFile(path); err != nil {
 				return nil, fmt.Errorf("%s: %w", d.name, err)
 			}
@@ -277,6 +279,12 @@ func readCabling(ctx context.Context, res *intent.Resolved, given map[string]str
 			continue
 		}
 		nbs, err := parse(d.name, data)
+		if err != nil && !fromFile {
+			// The device's own answer, not a file the user gave: say so
+			// and judge its links by their other ends.
+			notes = append(notes, fmt.Sprintf("%s not read: its LLDP answer does not parse: %v", d.name, err))
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.name, err)
 		}
@@ -302,6 +310,7 @@ var lldpShow = map[string]string{
 	"nxos":    "show lldp neighbors detail | json",
 	"eos":     "show lldp neighbors detail | json",
 	"cumulus": "nv show interface -o json",
+	"junos":   "show lldp neighbors detail | display json | no-more",
 }
 
 // switchLLDP opens each switch as plan does and reads its neighbours: a

@@ -17,8 +17,9 @@ import (
 // TestCablingFromSimulatedSwitches: rocefab cabling reads each simulated
 // switch's LLDP neighbours through its driver, as plan opens it (NX-OS,
 // EOS and NVUE over SSH, SONiC's APPL_DB and OpenConfig's /lldp over
-// gNMI), and finds the EOS leaf's two host cables swapped while every
-// other switch's are verified; a platform it cannot read is noted.
+// gNMI, Junos over SSH), and finds the EOS leaf's two host cables swapped
+// while every other switch's are verified; SONiC over SSH, which it does
+// not ask, is noted.
 func TestCablingFromSimulatedSwitches(t *testing.T) {
 	f := enginetest.Start(t, []enginetest.Spec{
 		{Name: "leaf-nxos", Kind: enginetest.NXOS},
@@ -27,6 +28,7 @@ func TestCablingFromSimulatedSwitches(t *testing.T) {
 		{Name: "leaf-sonic", Kind: enginetest.SONiC},
 		{Name: "leaf-oc", Kind: enginetest.OpenConfig},
 		{Name: "leaf-junos", Kind: enginetest.Junos},
+		{Name: "leaf-sonicssh", Kind: enginetest.SONiCSSH},
 	})
 	var hosts, links strings.Builder
 	n := 0
@@ -44,6 +46,8 @@ func TestCablingFromSimulatedSwitches(t *testing.T) {
 			heard = []string{host(1), host(0)}
 		}
 		switch {
+		case sw.SSH != nil && sw.Platform == "sonic":
+			// SONiC over SSH has no JSON LLDP command rocefab asks.
 		case sw.SSH != nil:
 			sw.SSH.SetLLDP([]sshsim.LLDPNeighbor{
 				{LocalPort: ports[0], SysName: heard[0], PortID: "02:00:00:00:00:01", PortDescr: "ens1f0"},
@@ -90,13 +94,13 @@ func TestCablingFromSimulatedSwitches(t *testing.T) {
 		got[sw] = fd.Status
 	}
 	want := map[string]cabling.Status{"leaf-nxos": cabling.Verified, "leaf-eos": cabling.Miscabled, "leaf-nvue": cabling.Verified,
-		"leaf-sonic": cabling.Verified, "leaf-oc": cabling.Verified, "leaf-junos": cabling.Unread}
+		"leaf-sonic": cabling.Verified, "leaf-oc": cabling.Verified, "leaf-junos": cabling.Verified, "leaf-sonicssh": cabling.Unread}
 	for sw, st := range want {
 		if got[sw] != st {
 			t.Errorf("%s's links are %s, want %s\n%s", sw, got[sw], st, out)
 		}
 	}
-	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "leaf-junos not read: give its LLDP output with --lldp leaf-junos=FILE") {
-		t.Errorf("notes do not say leaf-junos was not read:\n%s", notes)
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "leaf-sonicssh not read: rocefab reads no LLDP over ssh from sonic; give its LLDP output with --lldp leaf-sonicssh=FILE") {
+		t.Errorf("notes do not say leaf-sonicssh was not read:\n%s", notes)
 	}
 }

@@ -71,3 +71,8 @@ func FuzzParseSONiC(f *testing.F) {
 	fuzzParser(f, ParseSONiC, "leaf1", []string{"sonic_dump.json", "sonic_gnmi.json", "sonic_flat.json"},
 		`{"LLDP_ENTRY_TABLE":{"Ethernet0":{"lldp_rem_sys_name":"s"}}}`, `{"LLDP_ENTRY_TABLE:":{"type":"hash","value":{}}}`)
 }
+
+func FuzzParseJunos(f *testing.F) {
+	fuzzParser(f, ParseJunos, "leaf1", []string{"junos_detail.json", "junos_brief.json"},
+		`{"lldp-neighbors-information":{"lldp-neighbor-information":{"lldp-local-interface":[{"data":"-"}],"lldp-local-port-id":[{"data":7}]}}}`)
+}

@@ -22,6 +22,7 @@ var Parsers = map[string]Parser{
 	"eos":        ParseEOS,
 	"cumulus":    ParseNVUE,
 	"sonic":      ParseSONiC,
+	"junos":      ParseJunos,
 }
 
 // decode reads JSON keeping numbers as text: port IDs such as "541" come

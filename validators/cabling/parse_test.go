@@ -73,6 +73,13 @@ func TestParsers(t *testing.T) {
 		{"NVUE one port's lldp", "nvue_port_lldp.json", "leaf1:swp7", ParseNVUE, []Neighbor{
 			n("leaf1", "swp7", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
 		}},
+		{"Junos detail: the local interface, not the SNMP index", "junos_detail.json", "leaf1", ParseJunos, []Neighbor{
+			n("leaf1", "et-0/0/0", "spine1", "Ethernet1/1", "to-leaf1"),
+			n("leaf1", "et-0/0/6", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
+		}},
+		{"Junos brief", "junos_brief.json", "leaf1", ParseJunos, []Neighbor{
+			n("leaf1", "et-0/0/7", "gpu04", "b8:ce:f6:a0:2d:04", "ens1f0"),
+		}},
 		{"SONiC sonic-db-dump", "sonic_dump.json", "leaf1", ParseSONiC, []Neighbor{
 			n("leaf1", "Ethernet0", "spine1", "Ethernet1/1", "to-leaf1"),
 			n("leaf1", "Ethernet24", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
@@ -116,6 +123,8 @@ func TestParsersReject(t *testing.T) {
 		{"OpenConfig other tree", ParseOpenConfig, `{"openconfig-interfaces:interfaces": {}}`, "no lldp/interfaces/interface"},
 		{"NVUE array", ParseNVUE, `[]`, "want an object"},
 		{"SONiC array", ParseSONiC, `[1]`, "want an object"},
+		{"Junos XML", ParseJunos, `<rpc-reply/>`, "Junos JSON"},
+		{"Junos other command", ParseJunos, `{"interface-information": []}`, "no lldp-neighbors-information"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,10 @@ var Sources = []Source{
 		"NVIDIA NVUE Command Reference, Show Commands, LLDP: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Show-Commands/LLDP/ " +
 			"(nv show interface <interface-id> lldp neighbor); the JSON keys lldp/neighbor/<id>/chassis/system-name and port/name, description, type " +
 			"as NVUE's OpenAPI names them"},
+	{"junos", "show lldp neighbors detail | display json",
+		"Juniper Junos OS show lldp neighbors (https://www.juniper.net/documentation/en_US/junos12.3/topics/reference/command-summary/show-lldp-neighbors.html: " +
+			"local interface, chassis ID, port info, system name); Junos JSON leaves as [{\"data\": ...}]; netenglabs/suzieq suzieq/config/lldp.yml " +
+			"(lldp-neighbor-information lldp-local-interface, lldp-local-port-id, lldp-remote-system-name, lldp-remote-port-id, lldp-remote-port-description)"},
 	{"sonic", "APPL_DB LLDP_ENTRY_TABLE (sonic-db-dump, redis, gNMI APPL_DB)",
 		"sonic-net/sonic-dbsyncd src/lldp_syncd/daemon.py (writes LLDP_ENTRY_TABLE:<port> with lldp_rem_sys_name, lldp_rem_port_id, " +
 			"lldp_rem_port_desc) and its tests/mock_tables/LLDP_ENTRY_TABLE.json (the flat TABLE:key form)"},

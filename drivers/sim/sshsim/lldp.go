@@ -3,6 +3,7 @@ package sshsim
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -113,5 +114,23 @@ func (s *Sim) nvueLLDP(port string, tree bool) string {
 		v = lldp(port)
 	}
 	b, _ := json.MarshalIndent(v, "", "  ")
+	return string(b)
+}
+
+// junosLLDP is Junos's `show lldp neighbors detail | display json`: every
+// leaf a one-element array of {"data": ...}, the local port both as
+// lldp-local-interface and, as the SNMP index, lldp-local-port-id.
+func (s *Sim) junosLLDP() string {
+	data := func(v string) []any { return []any{map[string]any{"data": v}} }
+	var nbs []any
+	for i, n := range s.lldp {
+		nbs = append(nbs, map[string]any{
+			"lldp-index": data(strconv.Itoa(i + 1)), "lldp-local-interface": data(n.LocalPort),
+			"lldp-local-port-id": data(strconv.Itoa(513 + i)), "lldp-remote-system-name": data(n.SysName),
+			"lldp-remote-port-id": data(n.PortID), "lldp-remote-port-description": data(n.PortDescr),
+		})
+	}
+	b, _ := json.MarshalIndent(map[string]any{"lldp-neighbors-information": []any{map[string]any{
+		"attributes": map[string]any{"junos:style": "detail"}, "lldp-neighbor-information": nbs}}}, "", "    ")
 	return string(b)
 }

@@ -20,6 +20,7 @@ func TestLLDPNeighborsParsedAndMiscablingFound(t *testing.T) {
 	}{
 		{NXOS, cabling.ParseNXOS, "Ethernet1/7", "Ethernet1/8"},
 		{EOS, cabling.ParseEOS, "Ethernet7", "Ethernet8"},
+		{Junos, cabling.ParseJunos, "et-0/0/6", "et-0/0/7"},
 	} {
 		t.Run(string(tc.p), func(t *testing.T) {
 			sim := startSim(t, Options{Personality: tc.p, Hostname: "leaf1", NoAuth: true, Blank: true})
@@ -39,7 +40,11 @@ func TestLLDPNeighborsParsedAndMiscablingFound(t *testing.T) {
 				{"swapped", []LLDPNeighbor{{tc.h3, "gpu04", "02:00:00:00:00:04", "ens1f0"}, {tc.h4, "gpu03", "02:00:00:00:00:03", "ens1f0"}}, cabling.Miscabled},
 			} {
 				sim.SetLLDP(v.nbs)
-				out := c.do("show lldp neighbors detail | json")
+				cmd := "show lldp neighbors detail | json"
+				if tc.p == Junos {
+					cmd = "show lldp neighbors detail | display json"
+				}
+				out := c.do(cmd)
 				nbs, err := tc.parse("leaf1", []byte(out))
 				if err != nil || len(nbs) != len(v.nbs) {
 					t.Fatalf("%s: parsed %d neighbours (%v) from:\n%s", v.name, len(nbs), err, out)
