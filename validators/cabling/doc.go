@@ -2,6 +2,6 @@
 // intent link is verified, miscabled ("gpu03 ens1f0 reaches leaf2
 // Ethernet7; the intent says leaf1 Ethernet7"), missing or unexpected.
 // Parsers turn each platform's LLDP neighbour output (lldpd's lldpcli,
-// OpenConfig lldp, NX-OS, EOS, NVUE, SONiC's APPL_DB) into Neighbors;
+// OpenConfig lldp, NX-OS, EOS, Junos, NVUE, SONiC's APPL_DB) into Neighbors;
 // Classify is a pure function of the intent and those neighbours.
 package cabling
