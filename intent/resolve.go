@@ -272,6 +272,16 @@ type hostLinkIndex struct {
 	byHost map[string][]int
 }
 
+// WithLinks is a copy of r with only the given links, for checks that
+// trust a subset of the cabling (the links LLDP verified). Switches and
+// hosts are shared; the host link index is the copy's own.
+func (r *Resolved) WithLinks(links []Link) *Resolved {
+	c := *r
+	c.Links = append([]Link(nil), links...)
+	c.hostLinks = &hostLinkIndex{}
+	return &c
+}
+
 // HostLinksOf returns the links of one host's NICs, sorted by NIC.
 func (r *Resolved) HostLinksOf(host string) []Link {
 	if r.hostLinks == nil { // a Resolved not made by Resolve

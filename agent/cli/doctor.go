@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/cabling"
 	"github.com/rocefab/rocefab/validators/doctor"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
@@ -34,6 +37,9 @@ Without --intent it checks every RDMA port on this machine against rocefab's
 defaults. With --intent it checks this machine's host (--host NAME, or the
 host whose name or address matches this machine), or with --all every host
 in the intent over SSH. --intent - reads the intent from standard input.
+--cabling also reads this machine's LLDP neighbours (lldpcli -f json show
+neighbors, from lldpd) and checks each NIC reaches the switch port the
+intent cables it to.
 
 Exit status: 0 when nothing failed (warnings allowed), 1 when a check failed
 or doctor could not run, 64 on usage errors.`,
@@ -50,6 +56,8 @@ or doctor could not run, 64 on usage errors.`,
 	all := cmd.Flags().Bool("all", false, "check every host in the intent over SSH")
 	expectNUMA := cmd.Flags().Int("expect-numa", -1, "NUMA node RDMA workloads run on; warn when a NIC sits on another")
 	countersFor := cmd.Flags().Duration("counters-for", 0, "also read RDMA and NIC counters twice, this far apart, and report what moved")
+	withCabling := cmd.Flags().Bool("cabling", false, "also check each NIC's LLDP neighbour (lldpcli) against the switch port the intent cables it to")
+	lldpSocket := cmd.Flags().String("lldp-socket", "", "lldpd control socket for --cabling (lldpcli -u; {name} the host)")
 	sysfsRoot := cmd.Flags().String("sysfs-root", "/sys", "sysfs root (tests)")
 	_ = cmd.Flags().MarkHidden("sysfs-root")
 
@@ -63,6 +71,9 @@ or doctor could not run, 64 on usage errors.`,
 		}
 		if *all && len(*intentPaths) == 0 {
 			return usageErr("--all needs --intent")
+		}
+		if *withCabling && (len(*intentPaths) == 0 || *all) {
+			return usageErr("--cabling needs --intent, and checks this machine's host (not --all)")
 		}
 		var res *intent.Resolved
 		var intentBytes []byte
@@ -92,6 +103,9 @@ or doctor could not run, 64 on usage errors.`,
 			d.Pause = eth
 		}
 		report := d.Run(cmd.Context(), target)
+		if *withCabling {
+			doctorCabling(cmd.Context(), report, res, target.Host, *lldpSocket)
+		}
 		if *countersFor > 0 && len(report.Devices) > 0 {
 			src := counters.HostSource{Host: target.Host, Sys: d.Sys, Ports: hostPorts(report.Devices)}
 			if eth != nil {
@@ -302,4 +316,35 @@ func (a *app) doctorAll(cmd *cobra.Command, res *intent.Resolved, intentData []b
 		return exitWith(ExitFailure)
 	}
 	return nil
+}
+
+// doctorCabling reads this host's LLDP neighbours with lldpcli and adds a
+// cabling result per NIC link of the intent.
+func doctorCabling(ctx context.Context, report *doctor.Report, res *intent.Resolved, host, socket string) {
+	links := res.HostLinksOf(host)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	args := []string{"-f", "json", "show", "neighbors"}
+	if socket != "" {
+		args = append([]string{"-u", strings.ReplaceAll(socket, "{name}", host)}, args...)
+	}
+	out, err := exec.CommandContext(ctx, "lldpcli", args...).Output()
+	var nbs []cabling.Neighbor
+	if err == nil {
+		nbs, err = cabling.ParseLLDPCLI(host, out)
+	}
+	if err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+			msg = strings.TrimSpace(string(ee.Stderr))
+		}
+		report.Add(doctor.Result{Check: doctor.CheckCabling, Status: doctor.Warn,
+			Message: "cabling not checked: lldpcli -f json show neighbors: " + msg,
+			Fix:     "install lldpd (apt-get install lldpd) and start it"})
+		return
+	}
+	rep := cabling.Classify(links, cabling.Known(res), cabling.Observed{Read: []string{host}, Neighbors: nbs})
+	for _, r := range doctor.CablingResults(links, rep) {
+		report.Add(r)
+	}
 }

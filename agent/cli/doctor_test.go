@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -144,5 +145,58 @@ func TestDoctorIntentHostGPU01(t *testing.T) {
 	code, out, _ = runDoctor(t, doctorFabric, "--sysfs-root", tr.Root, "--intent", "-", "--host", "gpu02")
 	if code != ExitFailure || !strings.Contains(out, "no RoCE v2 GID for 10.0.1.12") {
 		t.Fatalf("exit %d\n%s", code, out)
+	}
+}
+
+// TestDoctorCabling: --cabling reads the host's LLDP neighbours with
+// lldpcli (here a stand-in on PATH printing lldpd's JSON) and passes a NIC
+// cabled as the intent says, fails one cabled elsewhere naming both ends,
+// and warns, with the fix, where lldpcli cannot run.
+func TestDoctorCabling(t *testing.T) {
+	tr := sysfstest.New(t)
+	tr.AddNIC(sysfstest.ConnectX("mlx5_0", "ens1f0np0", "10.0.1.11"))
+	tr.AddModules(sysfstest.Modules...)
+	bin := t.TempDir()
+	fake := func(leafPort string) {
+		t.Helper()
+		js := `{"lldp":{"interface":{"ens1f0np0":{"via":"LLDP","chassis":{"leaf1":{"id":{"type":"mac","value":"02:00:00:00:00:01"}}},` +
+			`"port":{"id":{"type":"ifname","value":"` + leafPort + `"},"ttl":"120"}}}}}`
+		script := "#!/bin/sh\ncat <<'EOF'\n" + js + "\nEOF\n"
+		if err := os.WriteFile(filepath.Join(bin, "lldpcli"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	cases := []struct {
+		name, leafPort string
+		code           int
+		status         doctor.Status
+		msg            string
+	}{
+		{"cabled as written", "Ethernet1/1", ExitOK, doctor.Pass, "cabled to leaf1 Ethernet1/1, as the intent says"},
+		{"cabled to gpu02's port", "Ethernet1/2", ExitFailure, doctor.Fail, "gpu01 ens1f0np0 reaches leaf1 Ethernet1/2; the intent says leaf1 Ethernet1/1"},
+		{"no lldpcli", "", ExitOK, doctor.Warn, "cabling not checked: lldpcli -f json show neighbors: "},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.leafPort == "" {
+				_ = os.Remove(filepath.Join(bin, "lldpcli"))
+			} else {
+				fake(tc.leafPort)
+			}
+			code, out, stderr := runDoctor(t, doctorFabric, "--sysfs-root", tr.Root, "--intent", "-", "--host", "gpu01", "--cabling", "-o", "json")
+			var rep doctor.Report
+			if err := hostcontract.Decode([]byte(out), hostcontract.KindDoctor, &rep); err != nil {
+				t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, stderr)
+			}
+			got := rep.Find(doctor.CheckCabling)
+			if code != tc.code || len(got) != 1 || got[0].Status != tc.status || !strings.HasPrefix(got[0].Message, tc.msg) {
+				t.Errorf("exit %d, %s results %+v; want exit %d, one %s saying %q", code, doctor.CheckCabling, got, tc.code, tc.status, tc.msg)
+			}
+		})
+	}
+	code, _, stderr := runDoctor(t, "", "--cabling")
+	if code != ExitUsage || !strings.Contains(stderr, "--cabling needs --intent") {
+		t.Errorf("--cabling without --intent: exit %d\n%s", code, stderr)
 	}
 }

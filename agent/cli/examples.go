@@ -38,6 +38,7 @@ var commandExamples = map[string]string{
 	"rocefab probe": `  rocefab probe fabric/
   rocefab probe fabric/ --output markdown
   rocefab probe --mesh fabric/ --flows-per-link 3
+  sudo rocefab probe examples/lab --cabling --lldp-socket /run/rflab-lldpd/{name}.sock
   rocefab probe fabric/ --output junit > probe.xml`,
 	"rocefab probe serve": `  rocefab probe serve --intent fabric/
   ip netns exec rflab-h1 rocefab probe serve`,
@@ -51,7 +52,8 @@ var commandExamples = map[string]string{
   rocefab host apply --intent fabric/ --watch 1m`,
 	"rocefab doctor": `  rocefab doctor
   rocefab doctor --intent fabric/ --host gpu07
-  rocefab doctor --intent fabric/ --all`,
+  rocefab doctor --intent fabric/ --all
+  rocefab doctor --intent fabric/ --host gpu07 --cabling`,
 	"rocefab agent": `  rocefab agent fabric/
   rocefab agent --git-url https://git.example.com/net/fabric.git --intent fabric --listen 0.0.0.0:9490 --token-file /run/secrets/agent-token
   rocefab agent --print-settings --config /etc/rocefab/rocefab.yaml`,

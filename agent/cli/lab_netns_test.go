@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocefab/rocefab/internal/netnstest"
+	"github.com/rocefab/rocefab/validators/cabling"
 	"github.com/rocefab/rocefab/validators/probe"
 )
 
@@ -78,6 +80,28 @@ func TestLabAsTheREADMESays(t *testing.T) {
 	code, rep, stderr := probeRun()
 	if code != 0 || !rep.Pass() || len(rep.Pairs) < 4 {
 		t.Fatalf("the lab does not probe clean on the first try: exit %d, %d pairs, findings %+v\n%s", code, len(rep.Pairs), rep.Findings, stderr)
+	}
+
+	// up.sh runs lldpd in every namespace where it is installed (CI
+	// installs it): rocefab cabling, reading each through its own socket,
+	// verifies every link of the lab as built.
+	if strings.Contains(out, "lldpd: runs in every namespace") {
+		sock := "/run/" + prefix + "lldpd/{name}.sock"
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			stdout, err := exec.Command(bin, "cabling", fabric, "--lldp-socket", sock, "--output", "json").Output()
+			var crep cabling.Report
+			jerr := json.Unmarshal(stdout, &crep)
+			if err == nil && jerr == nil && crep.Verdict == cabling.Pass && crep.Summary.Verified == 8 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("rocefab cabling does not verify the lab's 8 links within 30s: %v\n%s", err, stdout)
+			}
+			time.Sleep(time.Second)
+		}
+	} else if os.Getenv("ROCEFAB_REQUIRE_NETNS") == "1" {
+		t.Fatalf("up.sh ran no lldpd (lldpd required under ROCEFAB_REQUIRE_NETNS=1):\n%s", out)
 	}
 
 	// h4's responder stops: its pairs are no_responder, and say why.

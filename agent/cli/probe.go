@@ -39,6 +39,10 @@ a sample across leaves) or its listed pairs, and judges what arrives: RTT
 percentiles, loss, reordering, DSCP/ECN rewriting, CE marks and CNPs, ICRC
 errors and the path MTU. Every host runs 'rocefab probe serve'.
 
+With --cabling it first reads LLDP as 'rocefab cabling' does and probes
+only over the links it verified (with --mesh too), noting each link it
+skipped: a miscabled link's traffic does not take the intent's path.
+
 Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		Args: requireArgs(1, "intent PATH (or a subcommand: serve, run)"),
 	}
@@ -48,6 +52,7 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 	noCounters := cmd.Flags().Bool("no-counters", false, "do not read switch PFC/ECN counters around the probe")
 	mf := addMeshFlags(cmd)
 	df := addDeviceFlags(cmd)
+	cf := addCablingFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
 			return err
@@ -63,10 +68,21 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		if err != nil {
 			return err
 		}
+		// With --cabling, only the links LLDP verified are probed: a
+		// miscabled link's traffic takes another path than the intent's.
+		var skipped []string
+		if cf.on {
+			if res, skipped, err = cf.verifiedOnly(cmd.Context(), res, a.switchLLDP(df, res)); err != nil {
+				return err
+			}
+		}
 		if mf.on {
-			return a.probeMesh(cmd.Context(), res, mf, format)
+			return a.probeMesh(cmd.Context(), res, mf, format, skipped...)
 		}
 		out := a.probeFabric(cmd.Context(), res, df, probeOptions{perftest: *engineName == "perftest", parallel: *parallel, counters: !*noCounters})
+		if len(skipped) > 0 {
+			out.Notes = append(skipped, out.Notes...)
+		}
 		if err := writeProbe(a.stdout, format, out); err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ func (f *meshFlags) validate() error {
 }
 
 // probeMesh runs the mesh and writes its report.
-func (a *app) probeMesh(ctx context.Context, res *intent.Resolved, f *meshFlags, format string) error {
+func (a *app) probeMesh(ctx context.Context, res *intent.Resolved, f *meshFlags, format string, notes ...string) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
@@ -73,6 +73,9 @@ func (a *app) probeMesh(ctx context.Context, res *intent.Resolved, f *meshFlags,
 	})
 	if err != nil {
 		return err
+	}
+	if len(notes) > 0 {
+		rep.Notes = append(notes, rep.Notes...)
 	}
 	switch format {
 	case "junit":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tear the rocefab lab down: stop what runs inside (the probe responders
-# up.sh started) and delete the namespaces that ./topology names (with
+# and lldpd up.sh started) and delete the namespaces that ./topology names (with
 # up.sh's RFLAB_PREFIX, default "rflab-").
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -17,5 +17,5 @@ for n in $(awk '$1 == "node" { $1 = ""; print }' topology); do
   done
   ip netns del "$name"
 done
-rm -rf "${RFLAB_LOG_DIR:-/tmp/${prefix}lab}"
+rm -rf "${RFLAB_LOG_DIR:-/tmp/${prefix}lab}" "${RFLAB_LLDP_DIR:-/run/${prefix}lldpd}"
 echo "lab down"

@@ -3,8 +3,10 @@
 # describes (two leaves, two spines with ECMP, four hosts), as namespaces
 # rflab-NAME (RFLAB_PREFIX overrides "rflab-"; fabric.yaml names the
 # default ones), then starts `rocefab probe serve` in each host namespace
-# and says so. Run as root. Safe to re-run: it tears the old lab down
-# first.
+# and says so. With lldpd installed, real LLDP runs in every namespace.
+# RFLAB_VARIANT=swapped-cables builds it with h1's and h2's cables swapped
+# on leaf1 (h1 on swp2, h2 on swp1), a cabling fault for the LLDP check.
+# Run as root. Safe to re-run: it tears the old lab down first.
 set -euo pipefail
 cd "$(dirname "$0")"
 [ "$(id -u)" = 0 ] || { echo "up.sh: run as root (network namespaces need it)" >&2; exit 1; }
@@ -12,6 +14,17 @@ cd "$(dirname "$0")"
 
 prefix=${RFLAB_PREFIX:-rflab-}
 ns() { ip netns exec "$prefix$1" "${@:2}"; }
+case "${RFLAB_VARIANT:-}" in
+'' | swapped-cables) ;;
+*) echo "up.sh: unknown RFLAB_VARIANT '$RFLAB_VARIANT' (swapped-cables, or unset)" >&2; exit 1 ;;
+esac
+steps() {
+  if [ "${RFLAB_VARIANT:-}" = swapped-cables ]; then
+    sed -e 's|^link h1:eth0 leaf1:swp1 |link h1:eth0 leaf1:swp2 |; t' -e 's|^link h2:eth0 leaf1:swp2 |link h2:eth0 leaf1:swp1 |' topology
+  else
+    cat topology
+  fi
+}
 n=0
 while read -r verb rest; do
   n=$((n + 1))
@@ -37,7 +50,36 @@ while read -r verb rest; do
       ns "$name" $rest || { echo "up.sh: topology line $n failed: $verb $rest" >&2; exit 1; }
     done ;;
   esac
-done <topology
+done < <(steps)
+
+# Real LLDP (Debian package lldpd) in every namespace, so each one's
+# `lldpcli show neighbors` shows its cabling: each lldpd has its own
+# control socket, and sends its node's name (the namespaces share the
+# machine's hostname). lldpd reads its configuration before it resumes;
+# the name is set after that, then sent at once.
+lldp=${RFLAB_LLDP_DIR:-/run/${prefix}lldpd}
+nodes=$(awk '$1 == "node" { for (i = 2; i <= NF; i++) print $i }' topology)
+if command -v lldpd >/dev/null && command -v lldpcli >/dev/null; then
+  mkdir -p "$lldp" && chmod 755 "$lldp" # lldpd's unprivileged half opens the socket too
+  for name in $nodes; do
+    ns "$name" setsid lldpd -d -u "$lldp/$name.sock" -p "$lldp/$name.pid" >"$lldp/$name.log" 2>&1 </dev/null &
+  done
+  for name in $nodes; do
+    for _ in $(seq 100); do
+      grep -q "resume operations" "$lldp/$name.log" 2>/dev/null && break
+      sleep 0.1
+    done
+    grep -q "resume operations" "$lldp/$name.log" || { echo "up.sh: lldpd in $prefix$name did not start:" >&2; cat "$lldp/$name.log" >&2; exit 1; }
+    for cmd in "configure system hostname $name" "configure lldp tx-interval 5" "update"; do
+      # shellcheck disable=SC2086 # the command's words split on purpose
+      ns "$name" lldpcli -u "$lldp/$name.sock" $cmd >/dev/null
+    done
+  done
+  echo "lldpd: runs in every namespace (sockets in $lldp/, e.g. ip netns exec ${prefix}h1 lldpcli -u $lldp/h1.sock show neighbors)"
+else
+  echo "up.sh: lldpd is not installed (apt-get install lldpd): the lab runs without LLDP" >&2
+fi
+[ "${RFLAB_VARIANT:-}" = swapped-cables ] && echo "variant swapped-cables: h1 is cabled to leaf1 swp2 and h2 to leaf1 swp1; the intent says swp1 and swp2"
 
 # A probe responder in every host namespace, as every host of a real
 # fabric runs one (the DaemonSet or the systemd unit): `rocefab probe`

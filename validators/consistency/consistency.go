@@ -9,6 +9,7 @@ import (
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/host"
+	"github.com/rocefab/rocefab/validators/cabling"
 )
 
 // Severity of a finding.
@@ -291,8 +292,50 @@ func CheckFabric(r *intent.Resolved, reg *renderers.Registry, hosts map[string]*
 // CheckHost checks one host's cabled NICs against their switch ports, with
 // its read-back settings, or its rendered ones when settings is nil.
 func CheckHost(r *intent.Resolved, reg *renderers.Registry, h *intent.Host, settings *devcfg.HostSettings) ([]Finding, error) {
+	return checkLinks(r, reg, h, settings, r.HostLinksOf(h.Name))
+}
+
+// Skipped is a link a check left out, and why.
+type Skipped struct {
+	Link   string         `json:"link"`
+	Status cabling.Status `json:"status"`
+	Reason string         `json:"reason"`
+}
+
+func (s Skipped) String() string {
+	return fmt.Sprintf("skipped %s (%s): %s", s.Link, s.Status, s.Reason)
+}
+
+// CheckHostCabled is CheckHost over the links LLDP verified (cab, from
+// validators/cabling): comparing the ends of a miscabled link compares the
+// wrong pair, so every other link of the host is skipped and returned,
+// with its cabling status and finding. A nil cab trusts the intent.
+func CheckHostCabled(r *intent.Resolved, reg *renderers.Registry, h *intent.Host, settings *devcfg.HostSettings, cab *cabling.Report) ([]Finding, []Skipped, error) {
+	links := r.HostLinksOf(h.Name)
+	if cab == nil {
+		fs, err := checkLinks(r, reg, h, settings, links)
+		return fs, nil, err
+	}
+	var verified []intent.Link
+	var skipped []Skipped
+	for _, l := range links {
+		if st := cab.Status(l); st != cabling.Verified {
+			reason := "not read"
+			if f := cab.Finding(l); f != nil {
+				reason = f.Message
+			}
+			skipped = append(skipped, Skipped{Link: cabling.LinkName(l), Status: st, Reason: reason})
+			continue
+		}
+		verified = append(verified, l)
+	}
+	fs, err := checkLinks(r, reg, h, settings, verified)
+	return fs, skipped, err
+}
+
+func checkLinks(r *intent.Resolved, reg *renderers.Registry, h *intent.Host, settings *devcfg.HostSettings, links []intent.Link) ([]Finding, error) {
 	var out []Finding
-	for _, l := range r.HostLinksOf(h.Name) {
+	for _, l := range links {
 		sw := r.Switch(l.SwitchEnd.Device)
 		if sw == nil {
 			continue

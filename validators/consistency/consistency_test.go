@@ -8,6 +8,7 @@ import (
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/cabling"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -197,4 +198,63 @@ func list(fs []Finding) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// TestCheckHostCabledSkipsUnverifiedLinks: a read-back that disagrees with
+// its switch port is a finding on a verified link; on a link LLDP found
+// miscabled the check compares nothing and says it skipped the link.
+func TestCheckHostCabledSkipsUnverifiedLinks(t *testing.T) {
+	fab, diags := intent.Load(filepath.Join("..", "..", "examples", "basic", "fabric.yaml"))
+	if fab == nil || diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	r, _ := intent.Resolve(fab)
+	reg := all.Renderers()
+	h := r.Host("gpu02")
+	links := r.HostLinksOf("gpu02")
+	if h == nil || len(links) == 0 {
+		t.Fatal("examples/basic has no gpu02 or it has no links")
+	}
+	bad := &devcfg.HostSettings{Host: "gpu02", NICs: []devcfg.NICSettings{{
+		Netdev: "ens1f0np0", VLAN: 100, VLANNetdev: "ens1f0np0.100", MTU: 9500,
+	}}}
+	sw := links[0].SwitchEnd
+	// LLDP: the switch port hears gpu02 (verified), or another host.
+	verified := cabling.Classify(r.Links, cabling.Known(r), cabling.Observed{Read: []string{sw.Device},
+		Neighbors: []cabling.Neighbor{{Device: sw.Device, Port: sw.Port, SysName: "gpu02", PortDescr: links[0].HostEnd.Port}}})
+	miscabled := cabling.Classify(r.Links, cabling.Known(r), cabling.Observed{Read: []string{sw.Device},
+		Neighbors: []cabling.Neighbor{{Device: sw.Device, Port: sw.Port, SysName: "gpu01", PortDescr: "ens1f0np0"}}})
+	cases := []struct {
+		name      string
+		cab       *cabling.Report
+		findings  bool
+		skipped   cabling.Status
+		reasonHas string
+	}{
+		{"no cabling report trusts the intent", nil, true, "", ""},
+		{"verified link is checked", verified, true, "", ""},
+		{"miscabled link is skipped", miscabled, false, cabling.Miscabled, sw.Device + " " + sw.Port + " reaches gpu01 ens1f0np0"},
+		{"unread link is skipped", cabling.Classify(r.Links, cabling.Known(r), cabling.Observed{}), false, cabling.Unread, "neither gpu02 nor " + sw.Device + " was read"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, skipped, err := CheckHostCabled(r, reg, h, bad, tc.cab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (len(fs) > 0) != tc.findings {
+				t.Errorf("findings %v, want some: %v", list(fs), tc.findings)
+			}
+			if tc.skipped == "" {
+				if len(skipped) != 0 {
+					t.Errorf("skipped %v, want none", skipped)
+				}
+				return
+			}
+			if len(skipped) != len(links) || skipped[0].Status != tc.skipped || !strings.Contains(skipped[0].Reason, tc.reasonHas) ||
+				skipped[0].Link != cabling.LinkName(links[0]) {
+				t.Errorf("skipped %+v, want %s of %s saying %q", skipped, tc.skipped, cabling.LinkName(links[0]), tc.reasonHas)
+			}
+		})
+	}
 }

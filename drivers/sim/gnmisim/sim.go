@@ -147,6 +147,9 @@ type Target struct {
 	counters counters
 	sets     int
 	lastSet  *gnmipb.SetRequest
+	// applDB is what the SONiC personality's daemons write to APPL_DB
+	// (lldp_syncd's LLDP_ENTRY_TABLE), set by tests with SetAPPLDB.
+	applDB map[string]map[string]map[string]string
 }
 
 type pendingCommit struct {

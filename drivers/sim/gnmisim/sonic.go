@@ -266,6 +266,9 @@ func (t *Target) countersDBGet(req *gnmipb.GetRequest) (*gnmipb.GetResponse, err
 // /TABLE[/key[/field]] with no database elements; any missing path fails
 // the whole Get with NotFound (ValidatePaths). Other databases read empty.
 func (t *Target) dbClientGet(req *gnmipb.GetRequest) (*gnmipb.GetResponse, error) {
+	if req.GetPrefix().GetTarget() == "APPL_DB" {
+		return t.applDBGet(req)
+	}
 	t.mu.Lock()
 	db := configDBOf(t.tree)
 	t.mu.Unlock()
@@ -291,6 +294,61 @@ func (t *Target) dbClientGet(req *gnmipb.GetRequest) (*gnmipb.GetResponse, error
 		}
 		if !ok {
 			return nil, status.Errorf(codes.NotFound, "%s: path %s does not exist", req.GetPrefix().GetTarget(), gnmipath.Format(p))
+		}
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "%v", err)
+		}
+		resp.Notification = append(resp.Notification, &gnmipb.Notification{
+			Prefix: req.GetPrefix(),
+			Update: []*gnmipb.Update{{Path: p, Val: &gnmipb.TypedValue{Value: &gnmipb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}}},
+		})
+	}
+	return resp, nil
+}
+
+// SetAPPLDB replaces one APPL_DB table (key → field → value), as a SONiC
+// daemon writes it: lldp_syncd's LLDP_ENTRY_TABLE is keyed by local port
+// with lldp_rem_sys_name, lldp_rem_port_id and lldp_rem_port_desc.
+func (t *Target) SetAPPLDB(table string, entries map[string]map[string]string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.applDB == nil {
+		t.applDB = map[string]map[string]map[string]string{}
+	}
+	c := map[string]map[string]string{}
+	for k, fields := range entries {
+		c[k] = map[string]string{}
+		for f, v := range fields {
+			c[k][f] = v
+		}
+	}
+	t.applDB[table] = c
+}
+
+// applDBGet is the DbClient's Get on APPL_DB: /TABLE, /TABLE/key or
+// /TABLE/key/field, NotFound when any is missing.
+func (t *Target) applDBGet(req *gnmipb.GetRequest) (*gnmipb.GetResponse, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	resp := &gnmipb.GetResponse{}
+	for _, p := range req.GetPath() {
+		var names []string
+		for _, e := range append(append([]*gnmipb.PathElem(nil), req.GetPrefix().GetElem()...), p.GetElem()...) {
+			names = append(names, e.GetName())
+		}
+		var v any
+		ok := false
+		switch len(names) {
+		case 1:
+			v, ok = t.applDB[names[0]]
+		case 2:
+			v, ok = t.applDB[names[0]][names[1]]
+		case 3:
+			v, ok = t.applDB[names[0]][names[1]][names[2]]
+		}
+		if !ok {
+			return nil, status.Errorf(codes.NotFound, "APPL_DB: path %s does not exist", gnmipath.Format(p))
 		}
 		raw, err := json.Marshal(v)
 		if err != nil {

@@ -141,6 +141,8 @@ func (d *junosDevice) execOperational(s *session, line string) string {
 		return d.display(d.committed)
 	case line == "show system commit":
 		return d.showCommits()
+	case line == "show lldp neighbors detail | display json" || line == "show lldp neighbors detail | display json | no-more":
+		return d.sim.junosLLDP()
 	case line == "show version":
 		return "Hostname: " + d.hostname() + "\nModel: qfx5220-32cd\nJunos: 23.4R1.10"
 	case line == "configure" || line == "configure private" || line == "configure exclusive":

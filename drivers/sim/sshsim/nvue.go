@@ -118,6 +118,10 @@ func (d *nvueDevice) exec(s *session, raw string) string {
 		return d.configCmd(f[2:])
 	case f[0] == "hostname":
 		return d.hostname()
+	case line == "nv show interface -o json":
+		return d.sim.nvueLLDP("", true)
+	case len(f) == 7 && f[0] == "nv" && f[1] == "show" && f[2] == "interface" && f[4] == "lldp" && f[5] == "-o" && f[6] == "json":
+		return d.sim.nvueLLDP(f[3], false)
 	case f[0] == "nv":
 		return "Usage: nv [options] <command> [<args>]...\nError: unknown command '" + strings.Join(f[1:], " ") + "'"
 	}

@@ -171,6 +171,7 @@ type Sim struct {
 	timers    map[*time.Timer]struct{}
 	closed    bool
 	counters  map[string]*Counters
+	lldp      []LLDPNeighbor
 	sessions  int
 	authTries int
 	// stepSeen counts the lines each step fault has selected so far.

@@ -1,0 +1,377 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+
+	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
+	"github.com/spf13/cobra"
+
+	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/validators/cabling"
+	"github.com/rocefab/rocefab/validators/consistency"
+)
+
+func newCablingCommand(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cabling PATH...",
+		Short: "Check the cabling against the intent from LLDP: verified, miscabled, missing, unexpected",
+		Long: `cabling reads every device's LLDP neighbours and reports each intent link as
+verified (the ends see each other), miscabled ("gpu03 ens1f0 reaches leaf2
+Ethernet7; the intent says leaf1 Ethernet7", for each end that says so),
+missing (no neighbour on either end) or unread, and neighbours between
+known devices on ports the intent has no link for as unexpected. Then it
+checks each host's NIC settings, as rendered, against the switch ports LLDP
+verified it is cabled to, and names every link it skipped: on a miscabled
+link the intent's pair is the wrong one.
+
+Devices in a network namespace (netns in the intent: hosts, and Linux
+switches) are read with lldpcli -f json show neighbors inside it
+(--lldp-socket names lldpd's control socket, {name} the device). Switches
+are opened as plan opens them and asked: NX-OS and EOS "show lldp neighbors
+detail | json", Junos "show lldp neighbors detail | display json" and NVUE
+"nv show interface -o json" over SSH, SONiC's
+APPL_DB LLDP_ENTRY_TABLE and OpenConfig's /lldp over gNMI. Any device can
+be given as saved output instead, --lldp DEVICE=FILE, parsed as its
+platform prints it (lldpcli JSON for hosts and Linux). A device read no
+way is not read, and the report says so.
+
+Exit status: 0 when no link is miscabled, 1 when one is, a verified link's
+ends disagree, or cabling could not run; 64 on usage errors.`,
+		Example: `  rocefab cabling fabric/
+  rocefab cabling fabric/ --lldp leaf1=leaf1-lldp.json --lldp gpu03=gpu03-lldpcli.json
+  sudo rocefab cabling examples/lab --lldp-socket /run/rflab-lldpd/{name}.sock --output markdown`,
+		Args: requireArgs(1, "intent PATH"),
+	}
+	output := outputFlag(cmd, "text", "json", "markdown")
+	df := addDeviceFlags(cmd)
+	files := cmd.Flags().StringArray("lldp", nil, "DEVICE=FILE: that device's saved LLDP output, in its platform's format (repeatable)")
+	socket := cmd.Flags().String("lldp-socket", "", "lldpd control socket for lldpcli -u, {name} the device (default: lldpd's own)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := df.validate(a); err != nil {
+			return err
+		}
+		format, err := output()
+		if err != nil {
+			return err
+		}
+		given, err := parseLLDPFiles(*files)
+		if err != nil {
+			return err
+		}
+		res, err := a.loadIntent(args)
+		if err != nil {
+			return err
+		}
+		rep, err := readCabling(cmd.Context(), res, given, *socket, a.switchLLDP(df, res))
+		if err != nil {
+			return err
+		}
+		out := cablingOutput{Report: rep}
+		if out.Consistency, err = a.cabledConsistency(res, rep); err != nil {
+			return err
+		}
+		if err := out.write(a.stdout, format); err != nil {
+			return err
+		}
+		if rep.Verdict == cabling.Fail || out.Consistency.errors() {
+			return exitWith(ExitFailure)
+		}
+		return nil
+	}
+	return cmd
+}
+
+// cablingOutput is what `rocefab cabling` prints: the cabling report and
+// the host/switch consistency check over the links it verified.
+type cablingOutput struct {
+	*cabling.Report
+	Consistency cablingConsistency `json:"consistency"`
+}
+
+type cablingConsistency struct {
+	Checked  int                   `json:"checked"`
+	Findings []consistency.Finding `json:"findings"`
+	Skipped  []consistency.Skipped `json:"skipped"`
+}
+
+func (c cablingConsistency) errors() bool {
+	for _, f := range c.Findings {
+		if f.Severity == consistency.Error {
+			return true
+		}
+	}
+	return false
+}
+
+// cabledConsistency checks each host's rendered NIC settings against the
+// switch ports LLDP verified it is cabled to, and names the links it left
+// out: on a miscabled link the intent's pair is the wrong one.
+func (a *app) cabledConsistency(res *intent.Resolved, rep *cabling.Report) (cablingConsistency, error) {
+	out := cablingConsistency{Findings: []consistency.Finding{}, Skipped: []consistency.Skipped{}}
+	for _, h := range res.Hosts {
+		fs, skipped, err := consistency.CheckHostCabled(res, a.renderers, h, nil, rep)
+		if err != nil {
+			return out, fmt.Errorf("host %s: %w", h.Name, err)
+		}
+		out.Checked += len(res.HostLinksOf(h.Name)) - len(skipped)
+		out.Findings = append(out.Findings, fs...)
+		out.Skipped = append(out.Skipped, skipped...)
+	}
+	return out, nil
+}
+
+func (o cablingOutput) write(w io.Writer, format string) error {
+	c := o.Consistency
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(o)
+	case "markdown":
+		if err := o.WriteMarkdown(w); err != nil {
+			return err
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "\n### Host/switch consistency\n\n%d host links checked, %d findings, %d skipped.\n\n", c.Checked, len(c.Findings), len(c.Skipped))
+		for _, f := range c.Findings {
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(f.String(), "|", `\|`))
+		}
+		for _, s := range c.Skipped {
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(s.String(), "|", `\|`))
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if err := o.WriteText(w); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "consistency: %d host links checked against their switch ports, %d findings, %d skipped\n", c.Checked, len(c.Findings), len(c.Skipped))
+	for _, f := range c.Findings {
+		fmt.Fprintf(&b, "consistency: %s\n", f)
+	}
+	for _, s := range c.Skipped {
+		fmt.Fprintf(&b, "consistency: %s\n", s)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// cablingFlags read the cabling before a command that trusts it (probe).
+type cablingFlags struct {
+	on     bool
+	files  []string
+	socket string
+}
+
+func addCablingFlags(cmd *cobra.Command) *cablingFlags {
+	f := &cablingFlags{}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.on, "cabling", false, "read LLDP first, as rocefab cabling does, and use only the links it verified, naming those skipped")
+	fs.StringArrayVar(&f.files, "lldp", nil, "with --cabling: DEVICE=FILE, that device's saved LLDP output (repeatable)")
+	fs.StringVar(&f.socket, "lldp-socket", "", "with --cabling: lldpd control socket for lldpcli -u, {name} the device")
+	return f
+}
+
+func parseLLDPFiles(files []string) (map[string]string, error) {
+	given := map[string]string{}
+	for _, f := range files {
+		dev, path, ok := strings.Cut(f, "=")
+		if !ok || dev == "" || path == "" {
+			return nil, usageErr("--lldp %q: want DEVICE=FILE", f)
+		}
+		given[dev] = path
+	}
+	return given, nil
+}
+
+// verifiedOnly reads the cabling and returns the intent with only the
+// links LLDP verified, and a note for each link left out.
+func (f *cablingFlags) verifiedOnly(ctx context.Context, res *intent.Resolved, sw switchLLDPReader) (*intent.Resolved, []string, error) {
+	given, err := parseLLDPFiles(f.files)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep, err := readCabling(ctx, res, given, f.socket, sw)
+	if err != nil {
+		return nil, nil, err
+	}
+	var keep []intent.Link
+	var notes []string
+	for _, l := range res.Links {
+		if st := rep.Status(l); st != cabling.Verified {
+			msg := "not read"
+			if fd := rep.Finding(l); fd != nil {
+				msg = fd.Message
+			}
+			notes = append(notes, fmt.Sprintf("cabling: skipped %s (%s): %s", cabling.LinkName(l), st, msg))
+			continue
+		}
+		keep = append(keep, l)
+	}
+	return res.WithLinks(keep), notes, nil
+}
+
+// lldpDevice is one device of the intent as the cabling check reads it.
+type lldpDevice struct {
+	name, platform, netns string
+	sw                    *intent.Switch // nil for a host
+}
+
+// readCabling reads every device's neighbours (saved files first, then
+// lldpcli in the device's namespace) and classifies the intent's links.
+func readCabling(ctx context.Context, res *intent.Resolved, given map[string]string, socket string, readSwitch switchLLDPReader) (*cabling.Report, error) {
+	var devs []lldpDevice
+	for _, s := range res.Switches {
+		devs = append(devs, lldpDevice{s.Name, s.Platform, s.Netns, s})
+	}
+	for _, h := range res.Hosts {
+		devs = append(devs, lldpDevice{h.Name, "host", h.Netns, nil})
+	}
+	known := map[string]bool{}
+	for _, d := range devs {
+		known[d.name] = true
+	}
+	for dev := range given {
+		if !known[dev] {
+			return nil, usageErr("--lldp %s: no device of that name in the intent", dev)
+		}
+	}
+	obs := cabling.Observed{}
+	var notes []string
+	for _, d := range devs {
+		parse := cabling.Parsers[d.platform]
+		if d.platform == "linux" || d.platform == "host" {
+			parse = cabling.ParseLLDPCLI
+		}
+		var data []byte
+		var err error
+		path, fromFile := given[d.name]
+		switch {
+		case fromFile && parse == nil:
+			return nil, fmt.Errorf("%s: rocefab reads no LLDP output of platform %s", d.name, d.platform)
+		case fromFile:
+			if data, err = os.ReadFile(path); err != nil {
+				return nil, fmt.Errorf("%s: %w", d.name, err)
+			}
+		case d.netns != "":
+			if data, err = lldpcliIn(ctx, d, socket); err != nil {
+				notes = append(notes, fmt.Sprintf("%s not read: %v", d.name, err))
+				continue
+			}
+		case d.sw != nil && readSwitch != nil && parse != nil:
+			if data, err = readSwitch(ctx, d.sw); err != nil {
+				notes = append(notes, fmt.Sprintf("%s not read: %v; give its LLDP output with --lldp %s=FILE", d.name, err, d.name))
+				continue
+			}
+		default:
+			notes = append(notes, fmt.Sprintf("%s not read: give its LLDP output with --lldp %s=FILE", d.name, d.name))
+			continue
+		}
+		nbs, err := parse(d.name, data)
+		if err != nil && !fromFile {
+			// The device's own answer, not a file the user gave: say so
+			// and judge its links by their other ends.
+			notes = append(notes, fmt.Sprintf("%s not read: its LLDP answer does not parse: %v", d.name, err))
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.name, err)
+		}
+		obs.Read = append(obs.Read, d.name)
+		obs.Neighbors = append(obs.Neighbors, nbs...)
+	}
+	names := make([]string, 0, len(devs))
+	for _, d := range devs {
+		names = append(names, d.name)
+	}
+	rep := cabling.Classify(res.Links, names, obs)
+	sort.Strings(notes)
+	rep.Notes = notes
+	return rep, nil
+}
+
+// switchLLDPReader reads one switch's LLDP neighbours, in its platform's
+// format, through its driver.
+type switchLLDPReader func(ctx context.Context, sw *intent.Switch) ([]byte, error)
+
+// lldpShow is the JSON LLDP command of platforms read over SSH.
+var lldpShow = map[string]string{
+	"nxos":    "show lldp neighbors detail | json",
+	"eos":     "show lldp neighbors detail | json",
+	"cumulus": "nv show interface -o json",
+	"junos":   "show lldp neighbors detail | display json | no-more",
+}
+
+// switchLLDP opens each switch as plan does and reads its neighbours: a
+// show command over SSH (NX-OS, EOS, NVUE), a gNMI Get of APPL_DB's
+// LLDP_ENTRY_TABLE (SONiC) or of /lldp (OpenConfig).
+func (a *app) switchLLDP(df *deviceFlags, res *intent.Resolved) switchLLDPReader {
+	eng := a.engine(df, nil)
+	return func(ctx context.Context, sw *intent.Switch) ([]byte, error) {
+		drv, transport, err := eng.OpenSwitch(ctx, res, sw)
+		if err != nil {
+			return nil, err
+		}
+		defer drv.Close()
+		switch d := drv.(type) {
+		case interface {
+			Show(context.Context, string) (string, error)
+		}:
+			cmd := lldpShow[sw.Platform]
+			if cmd == "" {
+				return nil, fmt.Errorf("rocefab reads no LLDP over %s from %s", transport, sw.Platform)
+			}
+			out, err := d.Show(ctx, cmd)
+			return []byte(out), err
+		case interface{ Client() gnmipb.GNMIClient }:
+			req := &gnmipb.GetRequest{Type: gnmipb.GetRequest_ALL, Encoding: gnmipb.Encoding_JSON_IETF,
+				Path: []*gnmipb.Path{{Elem: []*gnmipb.PathElem{{Name: "lldp"}}}}}
+			if sw.Platform == "sonic" {
+				req.Prefix = &gnmipb.Path{Target: "APPL_DB"}
+				req.Path = []*gnmipb.Path{{Elem: []*gnmipb.PathElem{{Name: "LLDP_ENTRY_TABLE"}}}}
+			}
+			resp, err := d.Client().Get(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range resp.GetNotification() {
+				for _, u := range n.GetUpdate() {
+					if v := u.GetVal().GetJsonIetfVal(); len(v) > 0 {
+						return v, nil
+					}
+				}
+			}
+			return nil, fmt.Errorf("the gNMI answer holds no JSON")
+		}
+		return nil, fmt.Errorf("rocefab reads no LLDP over %s", transport)
+	}
+}
+
+// lldpcliIn runs lldpcli inside the device's network namespace.
+func lldpcliIn(ctx context.Context, d lldpDevice, socket string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	args := []string{"netns", "exec", d.netns, "lldpcli"}
+	if socket != "" {
+		args = append(args, "-u", strings.ReplaceAll(socket, "{name}", d.name))
+	}
+	args = append(args, "-f", "json", "show", "neighbors")
+	out, err := exec.CommandContext(ctx, "ip", args...).Output()
+	if err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+			msg = strings.TrimSpace(string(ee.Stderr))
+		}
+		return nil, fmt.Errorf("lldpcli in netns %s: %s", d.netns, msg)
+	}
+	return out, nil
+}

@@ -1,0 +1,7 @@
+// Package cabling checks the cables against the intent from LLDP: every
+// intent link is verified, miscabled ("gpu03 ens1f0 reaches leaf2
+// Ethernet7; the intent says leaf1 Ethernet7"), missing or unexpected.
+// Parsers turn each platform's LLDP neighbour output (lldpd's lldpcli,
+// OpenConfig lldp, NX-OS, EOS, Junos, NVUE, SONiC's APPL_DB) into Neighbors;
+// Classify is a pure function of the intent and those neighbours.
+package cabling
