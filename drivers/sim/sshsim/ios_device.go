@@ -681,6 +681,12 @@ func (d *iosDevice) show(s *session, what string) string {
 			fmt.Fprintf(&b, "   %-12s %-15s %-7s\n", n, state, s.user)
 		}
 		return b.String()
+	case strings.HasSuffix(what, " | json"):
+		if out, ok := d.showJSONIOS(what); ok {
+			return out
+		}
+	}
+	switch {
 	case what == "interface priority-flow-control" && d.nxos:
 		return d.showNXOSPFC()
 	case strings.HasPrefix(what, "queuing interface ") && d.nxos:
