@@ -19,7 +19,7 @@ var Sources = map[string]string{
 		"aristanetworks/anta anta/tests/interfaces.py VerifyInterfacesPFCCounters (rxFrames/txFrames per interface)",
 	"eos show priority-flow-control counters watchdog": "facebook/DNE-TaaC taac/health_checks/device_health_checks/pfc_wd_health_check.py " +
 		"_get_eos_pfc_wd_counters (interfaces.<intf>.txQueues.<queue> stuckCount/recoveryCount; {\"interfaces\": {}} until the first event); " +
-		"Arista EOS User Manual, DCBX and Flow Control, PFC Watchdog",
+		"Arista EOS User Manual, DCBX and Flow Control, PFC Watchdog (https://www.arista.com/en/um-eos/eos-dcbx-and-flow-control)",
 	"eos show qos interfaces ecn counters queue": "aristanetworks/anta anta/tests/interfaces.py VerifyInterfacesECNCounters and " +
 		"tests/units/anta_tests/test_interfaces.py (intfQueueCounters.<intf>.queueCounters.<queue> as a string, \"-\" where ECN is off)",
 	"eos show interfaces counters queue detail": "aristanetworks/anta anta/tests/interfaces.py VerifyInterfacesEgressQueueDrops and " +
@@ -35,5 +35,6 @@ var Sources = map[string]string{
 		"ethernet-mac-statistics <input-mac-pause-frames> <output-mac-pause-frames>; `| display json` wraps elements in arrays and leaves in [{\"data\": ...}]",
 	"junos show interfaces queue": "opendaylight/nic InterfaceInformationTest.java (Junos 17.2 `show interfaces queue | display json` of a QFX: " +
 		"interface-information[].physical-interface[].queue-counters[].queue[] queue-number, queue-counters-trans-packets, " +
-		"queue-counters-total-drop-packets, queue-counters-tail-drop-packets-na); Juniper, show interfaces queue",
+		"queue-counters-total-drop-packets, queue-counters-tail-drop-packets-na); Juniper, show interfaces queue " +
+		"(https://www.juniper.net/documentation/us/en/software/junos/cos/topics/ref/command/show-interfaces-queue.html)",
 }
