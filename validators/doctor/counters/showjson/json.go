@@ -9,23 +9,41 @@ import (
 	"strings"
 )
 
-// decode reads one JSON object, keeping numbers exact.
+// decode reads the command's JSON object. Text around it is skipped: an
+// echo or banner before it, a Junos "{master:0}" line before or after it,
+// the prompt after it.
 func decode(out []byte) (map[string]any, error) {
 	out = bytes.TrimSpace(out)
-	if i := bytes.IndexByte(out, '{'); i > 0 {
-		// A prompt echo or banner before the object.
-		out = out[i:]
-	}
 	if len(out) == 0 {
 		return nil, errors.New("empty output, no JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("output is not a JSON object: %w", err)
+	var firstErr error
+	for off := 0; off < len(out); {
+		i := bytes.IndexByte(out[off:], '{')
+		if i < 0 {
+			break
+		}
+		dec := json.NewDecoder(bytes.NewReader(out[off+i:]))
+		dec.UseNumber()
+		var m map[string]any
+		err := dec.Decode(&m)
+		if err == nil {
+			return m, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		// The next line that opens an object.
+		nl := bytes.IndexByte(out[off+i:], '\n')
+		if nl < 0 {
+			break
+		}
+		off += i + nl + 1
 	}
-	return m, nil
+	if firstErr == nil {
+		firstErr = errors.New("no object")
+	}
+	return nil, fmt.Errorf("output is not a JSON object: %w", firstErr)
 }
 
 // num reads a counter given as a number or a string of digits

@@ -139,3 +139,18 @@ func TestEverySourceCited(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeSkipsCLIText: what a CLI prints around the JSON (a Junos
+// {master:0} line, the prompt) does not hide it.
+func TestDecodeSkipsCLIText(t *testing.T) {
+	body := string(fixture(t, "junos_queue.json"))
+	for _, out := range []string{
+		"{master:0}\n" + body + "\n\n{master:0}\nadmin@leaf1> ",
+		"show interfaces queue et-0/0/24 | display json\n" + body,
+	} {
+		samples, err := ParseJunosQueue([]byte(out), "et-0/0/24")
+		if err != nil || got(samples)["et-0/0/24 queue3/drops"] != 6 {
+			t.Errorf("%q: %v %v", out[:30], samples, err)
+		}
+	}
+}
