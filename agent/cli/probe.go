@@ -440,9 +440,12 @@ func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *devi
 			continue
 		}
 		closers = append(closers, func() { _ = drv.Close() })
-		if src := switchCounterSource(sw, drv, transport, ports, paths); src != nil {
-			sources = append(sources, src)
+		src := switchCounterSource(sw, drv, transport, ports, paths)
+		if src == nil {
+			notes = append(notes, fmt.Sprintf("counters of %s not read: rocefab reads %s switches' counters over gNMI only", sw.Name, sw.Platform))
+			continue
 		}
+		sources = append(sources, src)
 	}
 	closeAll := func() {
 		for _, c := range closers {

@@ -35,7 +35,7 @@ func testApp(t *testing.T) *app {
 // the platform's JSON show commands, and says what moved during the run.
 func TestProbeReadsSSHSwitchCounters(t *testing.T) {
 	c := newSimCLI(t, []enginetest.Spec{{Name: "leaf-nxos", Kind: enginetest.NXOS}, {Name: "leaf-eos", Kind: enginetest.EOS},
-		{Name: "leaf-junos", Kind: enginetest.Junos}, {Name: "leaf-cumulus", Kind: enginetest.Cumulus}})
+		{Name: "leaf-junos", Kind: enginetest.Junos}, {Name: "leaf-cumulus", Kind: enginetest.Cumulus}, {Name: "leaf-sonic", Kind: enginetest.SONiCSSH}})
 	a := testApp(t)
 	res, err := a.loadIntent([]string{c.intent})
 	if err != nil {
@@ -46,6 +46,10 @@ func TestProbeReadsSSHSwitchCounters(t *testing.T) {
 	defer closeAll()
 	if sampler == nil || len(sampler.Sources) != 4 {
 		t.Fatalf("sources %v, notes %v", sampler, notes)
+	}
+	// SONiC over SSH has no JSON counter commands here: the report says so.
+	if len(notes) != 1 || notes[0] != "counters of leaf-sonic not read: rocefab reads sonic switches' counters over gNMI only" {
+		t.Errorf("notes %q", notes)
 	}
 	before, err := sampler.Snapshot(ctx)
 	if err != nil || len(before.Errors) > 0 {
