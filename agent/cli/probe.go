@@ -442,7 +442,10 @@ func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *devi
 		closers = append(closers, func() { _ = drv.Close() })
 		src := switchCounterSource(sw, drv, transport, ports, paths)
 		if src == nil {
-			notes = append(notes, fmt.Sprintf("counters of %s not read: rocefab reads %s switches' counters over gNMI only", sw.Name, sw.Platform))
+			// A Linux router (netlink) has no switch counters to miss.
+			if transport == "ssh" || transport == "gnmi" {
+				notes = append(notes, fmt.Sprintf("counters of %s not read: rocefab reads %s switches' counters over gNMI only", sw.Name, sw.Platform))
+			}
 			continue
 		}
 		sources = append(sources, src)
