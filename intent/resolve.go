@@ -144,6 +144,8 @@ type Port struct {
 	Mode string // routed, trunk or access
 	LAG  string
 	At   Loc
+	// LAGAt is where the lag is written; zero when it is not.
+	LAGAt Loc
 	// Speed is the ports entry's speed, else the switch's portSpeed; zero
 	// when neither is written. SpeedAt is where it was written, or the
 	// ports entry when it was not.
@@ -595,8 +597,12 @@ func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
 		if ps.Speed != nil {
 			speed, speedAt = *ps.Speed, ps.At("speed")
 		}
+		var lagAt Loc
+		if ps.LAG != "" {
+			lagAt = ps.At("lag")
+		}
 		for _, name := range ps.Names.Names {
-			sw.Ports = append(sw.Ports, Port{Name: name, Mode: mode, LAG: ps.LAG, At: ps.At("names"), Speed: speed, SpeedAt: speedAt})
+			sw.Ports = append(sw.Ports, Port{Name: name, Mode: mode, LAG: ps.LAG, At: ps.At("names"), LAGAt: lagAt, Speed: speed, SpeedAt: speedAt})
 		}
 	}
 	return sw

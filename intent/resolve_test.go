@@ -377,7 +377,7 @@ func TestResolvePortsAndLinks(t *testing.T) {
 			Cable: &Cable{At: Loc{"f.yaml", 16, 7, "spec.links[0].length"}, Peer: Endpoint{"h1", "eth0"}, PeerIsHost: true, PeerMTU: SwitchMTU{Value: 9000}}},
 		{Name: "swp2", Mode: "trunk", At: Loc{"f.yaml", 8, 11, "spec.switches[0].ports[0].names"}, SpeedAt: entry0,
 			Cable: &Cable{At: Loc{"f.yaml", 17, 7, "spec.links[1].length"}, Peer: Endpoint{"h1", "eth1"}, PeerIsHost: true, PeerMTU: SwitchMTU{Value: 9000}}},
-		{Name: "swp3", Mode: "routed", LAG: "bond1", At: Loc{"f.yaml", 9, 12, "spec.switches[0].ports[1].names"}, SpeedAt: entry1,
+		{Name: "swp3", Mode: "routed", LAG: "bond1", At: Loc{"f.yaml", 9, 12, "spec.switches[0].ports[1].names"}, LAGAt: Loc{"f.yaml", 9, 39, "spec.switches[0].ports[1].lag"}, SpeedAt: entry1,
 			Cable: &Cable{At: Loc{"f.yaml", 18, 7, "spec.links[2].length"}, Peer: Endpoint{"spine1", "swp1"}, PeerMTU: SwitchMTU{Max: true}}},
 	}
 	if diff := cmp.Diff(want, leaf.Ports); diff != "" {

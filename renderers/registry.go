@@ -57,6 +57,9 @@ type Attributes struct {
 	// calculation (its default cable length, whether it renders computed
 	// headroom); nil: the generic defaults.
 	Headroom *HeadroomFacts
+	// LAGNumbers is the range of port-channel numbers the platform takes;
+	// nil: the platform renders no numbered port-channels.
+	LAGNumbers *LAGNumbers
 	// Fit, when set, fits a rendered config to the device it is planned
 	// for, before the diff: running is the whole parsed running config with
 	// its Facts. Fit may rewrite desired (its Paths, Owned scope and Notes,

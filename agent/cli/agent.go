@@ -27,8 +27,6 @@ import (
 	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
 
-func init() { register(newAgentCommand) }
-
 // agentSetting is one setting of the agent: section. Its flag, its key in
 // the config file and its ROCEFAB_ variable are derived from one row, so
 // docs/agent.md and the code cannot disagree (agent_settings_test.go).
@@ -91,7 +89,8 @@ var agentSettings = []agentSetting{
 	{key: "counters.host", flag: "host-counters", def: false, usage: "also collect this host's RDMA NIC counters (sysfs and ethtool)"},
 	{key: "counters.host-name", flag: "host-counters-name", def: "", usage: "name of this host in the counter labels (default the hostname)"},
 	{key: "counters.sysfs-root", flag: "sysfs-root", def: "/sys", usage: "sysfs root for the host counters"},
-	{key: "counters.max-series", flag: "counters-max-series", def: daemon.DefaultCountersMaxSeries, usage: "most device counters held and exported; beyond it new ones are refused and counted in rocefab_telemetry_series_dropped_total"},
+	{key: "counters.max-series", flag: "counters-max-series", def: daemon.DefaultCountersMaxSeries, usage: "most device counter series /metrics exports; beyond it only the key series (RoCE, no-drop and CNP priorities, link pause, host counters) are exported, the detectors still see all"},
+	{key: "counters.max-held", flag: "counters-max-held", def: daemon.DefaultCountersMaxHeld, usage: "most device counters held for the lossless detectors (at least max-series); beyond it new ones are refused and counted in rocefab_telemetry_series_dropped_total"},
 	{key: "shutdown-timeout", flag: "shutdown-timeout", def: 30 * time.Second, usage: "how long stopping waits for runs and notifications"},
 }
 
@@ -193,7 +192,8 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		HTTP: daemon.HTTPConfig{Listen: get("http.listen"), Token: token,
 			TLSCert: get("http.tls-cert"), TLSKey: get("http.tls-key")},
 		Shard: spec, CountersInterval: dur("counters.interval"),
-		CountersMaxSeries: v.GetInt("agent.counters.max-series"), ShutdownTimeout: dur("shutdown-timeout"),
+		CountersMaxSeries: v.GetInt("agent.counters.max-series"), CountersMaxHeld: v.GetInt("agent.counters.max-held"),
+		ShutdownTimeout: dur("shutdown-timeout"),
 	}
 	cfg.IncludeHosts = v.GetBool("agent.hosts.include")
 	cfg.IntentLimits, _ = a.intentLimits()

@@ -15,18 +15,6 @@ import (
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
-func init() {
-	register(newApplyCommand)
-	register(newRollbackCommand)
-}
-
-// verifyHook lets the probe wire itself into apply --verify.
-type verifyHook func(ctx context.Context, a *app, res *intent.Resolved, devices []string) (engine.VerifyResult, error)
-
-// applyVerify is set by the probe command's file; nil means --verify is
-// unavailable.
-var applyVerify verifyHook
-
 func newApplyCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "apply PATH...|PLANFILE",
@@ -64,9 +52,6 @@ are confirmed only if the probe passes.`,
 		}
 		if *confirmTimeout > 0 && !*verify {
 			return usageErr("--confirm-timeout needs --verify: commits are confirmed by the probe's verdict")
-		}
-		if *verify && applyVerify == nil {
-			return usageErr("--verify is not available in this build")
 		}
 		var (
 			p     *compliance.Plan
@@ -155,7 +140,7 @@ are confirmed only if the probe passes.`,
 		}
 		if *verify {
 			opt.Verify = func(ctx context.Context, devices []string) (engine.VerifyResult, error) {
-				return applyVerify(ctx, a, res, devices)
+				return verifyWithProbe(ctx, a, res, devices)
 			}
 		}
 		rep, err := eng.Apply(cmd.Context(), p, opt)

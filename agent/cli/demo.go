@@ -6,8 +6,6 @@ import (
 	"github.com/rocefab/rocefab/agent/demo"
 )
 
-func init() { register(newDemoCommand) }
-
 func newDemoCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",

@@ -20,8 +20,6 @@ import (
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 )
 
-func init() { register(newDoctorCommand) }
-
 func newDoctorCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",

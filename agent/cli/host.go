@@ -18,8 +18,6 @@ import (
 	"github.com/rocefab/rocefab/renderers/host"
 )
 
-func init() { register(newHostCommand) }
-
 func newHostCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "host",

@@ -11,11 +11,6 @@ import (
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
-func init() {
-	register(newPlanCommand)
-	register(newDriftCommand)
-}
-
 func newPlanCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plan PATH...|PLANFILE",

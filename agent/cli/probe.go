@@ -31,11 +31,6 @@ import (
 	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
 
-func init() {
-	register(newProbeCommand)
-	applyVerify = verifyWithProbe
-}
-
 func newProbeCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "probe PATH...",

@@ -13,8 +13,6 @@ import (
 	"github.com/rocefab/rocefab/internal/safefile"
 )
 
-func init() { register(newRenderCommand) }
-
 // renderIndex is index.json: what was rendered, for tooling and reviews.
 type renderIndex struct {
 	SchemaVersion string             `json:"schemaVersion"`

@@ -67,12 +67,6 @@ func unsafeEnv(name string) []string {
 // flagOnly reports whether an unsafe flag was given on the command line.
 func (a *app) flagOnly(name string) bool { return a.unsafe[name] }
 
-// commandFactories are added by each command's file, so adding a verb
-// touches one file.
-var commandFactories []func(*app) *cobra.Command
-
-func register(f func(*app) *cobra.Command) { commandFactories = append(commandFactories, f) }
-
 // Main runs rocefab with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -128,11 +122,23 @@ real RoCEv2 traffic, and watches for drift.`,
 	pf.Int("intent-max-devices", intent.DefaultDevices, "most switches and hosts in one intent")
 	pf.Int("intent-max-ports", intent.DefaultPorts, "most switch ports in one intent, after ranges expand")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr("%v", err) })
-	for _, f := range commandFactories {
-		root.AddCommand(f(a))
-	}
+	// Every command, listed here: adding a verb adds its line.
+	root.AddCommand(
+		newAgentCommand(a),
+		newApplyCommand(a),
+		newRollbackCommand(a),
+		newDemoCommand(a),
+		newDoctorCommand(a),
+		newHostCommand(a),
+		newPlanCommand(a),
+		newDriftCommand(a),
+		newProbeCommand(a),
+		newRenderCommand(a),
+		newRunsCommand(a),
+		newValidateCommand(a),
+		newVersionCommand(a),
+	)
 	recordProbeRuns(a, root)
-	// Newer commands are listed here rather than registered from init().
 	root.AddCommand(newShowCommand(a))
 	// Cobra's completion commands take their output when they are made.
 	root.SetOut(a.stdout)

@@ -14,8 +14,6 @@ import (
 	"github.com/rocefab/rocefab/agent/engine"
 )
 
-func init() { register(newRunsCommand) }
-
 func newRunsCommand(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "runs [RUN_ID]",

@@ -9,8 +9,6 @@ import (
 	"github.com/rocefab/rocefab/intent"
 )
 
-func init() { register(newValidateCommand) }
-
 // validateReport is the JSON shape of `validate --output json`.
 type validateReport struct {
 	SchemaVersion string             `json:"schemaVersion"`

@@ -11,8 +11,6 @@ import (
 // version is set at build time: -ldflags "-X github.com/rocefab/rocefab/agent/cli.version=v1.2.3".
 var version = ""
 
-func init() { register(newVersionCommand) }
-
 // Version is the build's version: the ldflags value, else the VCS revision
 // the Go toolchain recorded, else "dev".
 func Version() string {

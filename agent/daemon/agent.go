@@ -121,7 +121,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 			a.lastRuns[k] = *r
 		}
 	}
-	a.hub = newCounterHub(cfg.CountersMaxSeries, a.log.Named("counters"))
+	a.hub = newCounterHub(cfg.CountersMaxSeries, cfg.CountersMaxHeld, a.log.Named("counters"))
 	a.metrics = newMetrics(deps.Version, cfg.Shard.String(), a.hub)
 	a.metrics.reg.MustRegister(losslessCollector{a})
 	for _, st := range a.states {
@@ -208,7 +208,10 @@ func (a *Agent) Run(ctx context.Context) error {
 	if a.cfg.Probe.Interval > 0 && a.deps.Probe != nil {
 		loop(func(ctx context.Context) { a.scheduleLoop(ctx, history.KindProbe, a.cfg.Probe) })
 	}
-	if a.cfg.Mesh.Interval > 0 && a.deps.Mesh != nil {
+	// The mesh covers the whole fabric whatever the shard, so of sharded
+	// agents only the first runs it on schedule: N agents would send N
+	// times the probe load and announce every link N times.
+	if a.cfg.Mesh.Interval > 0 && a.deps.Mesh != nil && a.cfg.Shard.Index == 0 {
 		loop(func(ctx context.Context) { a.scheduleLoop(ctx, history.KindMesh, a.cfg.Mesh) })
 	}
 	if a.cfg.CountersInterval > 0 && a.deps.HostCounters != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/telemetry"
 )
 
 // Errors New returns; callers test them with errors.Is.
@@ -65,9 +66,16 @@ type Config struct {
 	// CountersInterval is the gNMI SAMPLE interval for switch counters and
 	// the poll interval for host counters; 0 turns collection off.
 	CountersInterval time.Duration
-	// CountersMaxSeries bounds the device counters held and exported;
-	// ≤ 0 is DefaultCountersMaxSeries.
+	// CountersMaxSeries bounds the device counter series /metrics
+	// exports; ≤ 0 is DefaultCountersMaxSeries.
 	CountersMaxSeries int
+	// CountersMaxHeld bounds the device counters held for the lossless
+	// detectors (at least CountersMaxSeries); ≤ 0 is
+	// DefaultCountersMaxHeld.
+	CountersMaxHeld int
+	// LosslessTune, when set, adjusts the lossless detectors' settings
+	// before each detector is built (tests shorten hold and clear times).
+	LosslessTune func(*telemetry.Config)
 	// ShutdownTimeout bounds waiting for runs and notifications on stop
 	// (default 30s).
 	ShutdownTimeout time.Duration

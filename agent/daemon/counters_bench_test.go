@@ -3,6 +3,7 @@ package daemon
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -72,15 +73,22 @@ func processCPU(b *testing.B) time.Duration {
 // BenchmarkCounterRound1000 is the agent's side of one sample round of
 // 1,000 switches × 64 ports × 8 priorities (2.7 million counters, every
 // 10 s in production): the samples stored in the counter hub, the hub
-// read as one detector round and observed, and the hub gathered for
-// /metrics. Run with -cpu 1: one core must keep up with the interval.
+// read as one detector round and observed (every counter), and the hub
+// gathered for /metrics (its export bound). Run with -cpu 1: one core
+// must keep up with the interval.
 func BenchmarkCounterRound1000(b *testing.B) {
 	topo := benchCounterFabric(b)
 	samples := make([][]counters.Sample, benchCounterSwitches)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	hub := newCounterHub(4_000_000, nil)
+	// The agent's default bounds: every counter held for the detectors,
+	// the key series (priorities 3 and 6, link pause) exported up to the
+	// export bound.
+	hub := newCounterHub(0, 0, nil)
+	for i := range benchCounterSwitches {
+		hub.setKeyPriorities(fmt.Sprintf("leaf%d", i), []int{3, 6})
+	}
 	det, err := telemetry.New(topo, telemetry.DefaultConfig())
 	if err != nil {
 		b.Fatal(err)
@@ -97,7 +105,7 @@ func BenchmarkCounterRound1000(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	heldMiB := float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
 
-	round := 0
+	round, exported := 0, 0
 	var cpuIngest, cpuDetect, cpuGather time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
@@ -115,16 +123,29 @@ func BenchmarkCounterRound1000(b *testing.B) {
 		c1 := processCPU(b)
 		rep := det.Observe(hub.readings(topo))
 		c2 := processCPU(b)
-		if _, err := reg.Gather(); err != nil {
+		fams, err := reg.Gather()
+		if err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()
 		c3 := processCPU(b)
+		exported = 0
+		for _, f := range fams {
+			if strings.HasSuffix(f.GetName(), "_total") && f.GetName() != "rocefab_telemetry_series_dropped_total" {
+				exported += len(f.GetMetric())
+			}
+		}
+		if exported != DefaultCountersMaxSeries {
+			b.Fatalf("%d counter series exported, want the bound %d", exported, DefaultCountersMaxSeries)
+		}
 		cpuIngest += c1 - c0
 		cpuDetect += c2 - c1
 		cpuGather += c3 - c2
 		if len(rep.Raised) > 0 {
 			b.Fatalf("a healthy round raised %v", rep.Raised[0])
+		}
+		if len(rep.Readings) != benchCounterSwitches || rep.Readings[0].State != telemetry.ReadingRated {
+			b.Fatalf("the detectors rated %d devices (%v)", len(rep.Readings), rep.Readings[0].State)
 		}
 		b.StartTimer()
 	}
@@ -134,4 +155,5 @@ func BenchmarkCounterRound1000(b *testing.B) {
 	b.ReportMetric(float64(cpuDetect)/n/1e6, "detect-cpu-ms")
 	b.ReportMetric(float64(cpuGather)/n/1e6, "gather-cpu-ms")
 	b.ReportMetric(heldMiB, "held-MiB")
+	b.ReportMetric(float64(exported), "exported-series")
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"sync"
@@ -11,6 +12,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/agent/daemon/notify"
+	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/validators/telemetry"
 )
 
@@ -27,8 +31,18 @@ type losslessWatch struct {
 	topo     *telemetry.Topology
 	det      *telemetry.Detector
 	active   []telemetry.Finding
-	loaded   bool // the saved state was read
+	// recent are the findings cleared in the last recentCleared, newest
+	// last, so a probe run they overlapped still lists them.
+	recent []telemetry.Finding
+	loaded bool // the saved state was read
 }
+
+// A cleared finding is kept this long, and at most recentMost of them,
+// for the probe runs still running when it cleared.
+const (
+	recentCleared = time.Hour
+	recentMost    = 1000
+)
 
 // losslessStateKey holds the detector state in the history's metadata.
 const losslessStateKey = "telemetry-state"
@@ -55,12 +69,21 @@ func (a *Agent) losslessLoop(ctx context.Context) {
 	}
 }
 
-// losslessRound feeds the detector each device's latest counters.
+// losslessRound feeds the detector each device's latest counters, and
+// records and announces the findings it raised or cleared.
 func (a *Agent) losslessRound() {
 	cur := a.intent()
 	if cur == nil {
 		return
 	}
+	rep, topo := a.detect(cur)
+	if len(rep.Raised)+len(rep.Cleared) > 0 {
+		a.recordLossless(cur, rep, topo)
+	}
+}
+
+// detect runs one detector round.
+func (a *Agent) detect(cur *loaded) (telemetry.Report, *telemetry.Topology) {
 	w := &a.watch
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -70,6 +93,9 @@ func (a *Agent) losslessRound() {
 		cfg := telemetry.DefaultConfig()
 		cfg.Interval = a.cfg.CountersInterval
 		cfg.MaxGap = max(cfg.MaxGap, 3*a.cfg.CountersInterval+a.cfg.CountersInterval/2)
+		if a.cfg.LosslessTune != nil {
+			a.cfg.LosslessTune(&cfg)
+		}
 		topo, err := telemetry.FromIntent(cur.res)
 		w.topo = topo
 		if err == nil {
@@ -77,7 +103,7 @@ func (a *Agent) losslessRound() {
 		}
 		if err != nil {
 			a.log.Warn("lossless detectors not running for this intent", zap.String("revision", cur.snap.Revision), zap.Error(err))
-			return
+			return telemetry.Report{}, nil
 		}
 		var st *telemetry.State
 		if prev != nil {
@@ -94,10 +120,22 @@ func (a *Agent) losslessRound() {
 		}
 	}
 	if w.det == nil {
-		return
+		return telemetry.Report{}, nil
 	}
 	rep := w.det.Observe(a.hub.readings(w.topo))
 	w.active = rep.Active
+	now := a.now()
+	keep := 0
+	for _, f := range w.recent {
+		if now.Sub(f.Cleared) < recentCleared {
+			w.recent[keep] = f
+			keep++
+		}
+	}
+	w.recent = append(w.recent[:keep], rep.Cleared...)
+	if n := len(w.recent) - recentMost; n > 0 {
+		w.recent = append(w.recent[:0], w.recent[n:]...)
+	}
 	for _, f := range rep.Raised {
 		a.log.Warn("lossless finding", zap.String("code", string(f.Code)), zap.String("severity", string(f.Severity)),
 			zap.String("subject", f.Subject.String()), zap.String("message", f.Message))
@@ -105,6 +143,160 @@ func (a *Agent) losslessRound() {
 	for _, f := range rep.Cleared {
 		a.log.Info("lossless finding cleared", zap.String("code", string(f.Code)), zap.String("subject", f.Subject.String()))
 	}
+	return rep, w.topo
+}
+
+// activeWindow is a copy of f whose LastSeen is the end of the time it
+// was active: its clearing, or now while it is active. A finding stays
+// active between the rounds that show it (a storm the watchdog broke is
+// still being watched), so a probe run in that time ran during it.
+func activeWindow(f telemetry.Finding, now time.Time) telemetry.Finding {
+	switch {
+	case !f.Cleared.IsZero():
+		f.LastSeen = maxTime(f.LastSeen, f.Cleared)
+	case now.After(f.LastSeen):
+		f.LastSeen = now
+	}
+	return f
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// recentProbeRuns are the probe runs that may overlap a finding: the
+// newest recorded ones and those in progress (ending now).
+func (a *Agent) recentProbeRuns(now time.Time) []telemetry.ProbeRun {
+	var out []telemetry.ProbeRun
+	page, err := a.db.List(history.Query{Kind: history.KindProbe, Limit: 100})
+	if err != nil {
+		a.log.Warn("probe runs not read for the lossless findings", zap.Error(err))
+	}
+	for i := len(page.Runs) - 1; i >= 0; i-- { // oldest first
+		r := page.Runs[i]
+		out = append(out, telemetry.ProbeRun{ID: r.ID, Start: r.Started, End: r.Finished})
+	}
+	a.mu.RLock()
+	var running []inflightRun
+	for _, r := range a.inflight {
+		if r.Kind == history.KindProbe {
+			running = append(running, r)
+		}
+	}
+	a.mu.RUnlock()
+	sort.Slice(running, func(i, j int) bool { return running[i].Started.Before(running[j].Started) })
+	for _, r := range running {
+		out = append(out, telemetry.ProbeRun{ID: r.ID, Start: r.Started, End: now})
+	}
+	return out
+}
+
+// recordLossless records a round that raised or cleared findings as a
+// lossless run, each finding with the probe runs it overlapped, and
+// announces it.
+func (a *Agent) recordLossless(cur *loaded, rep telemetry.Report, topo *telemetry.Topology) {
+	now := a.now().UTC()
+	run := &history.Run{ID: engine.NewRunID(now), Kind: history.KindLossless, Trigger: history.TriggerSchedule, Fabric: cur.res.Name,
+		Commit: cur.snap.Commit, Revision: cur.snap.Revision, Shard: a.cfg.Shard.String(), Started: now, Finished: now,
+		Summary: history.Summary{ByStatus: map[string]int{}}}
+	var fs []telemetry.Finding
+	for _, f := range rep.Raised {
+		run.Lossless = append(run.Lossless, history.LosslessFinding{Event: history.LosslessRaised, Finding: f})
+		fs = append(fs, activeWindow(f, now))
+	}
+	for _, f := range rep.Cleared {
+		run.Lossless = append(run.Lossless, history.LosslessFinding{Event: history.LosslessCleared, Finding: f})
+		fs = append(fs, activeWindow(f, now))
+	}
+	for _, o := range telemetry.Correlate(a.recentProbeRuns(now), fs, nil) {
+		lf := &run.Lossless[o.Finding]
+		lf.ProbeRuns = append(lf.ProbeRuns, o.Run)
+	}
+	run.Result = history.ResultSuccess
+	devices := map[string]bool{}
+	for _, lf := range run.Lossless {
+		devices[lf.Subject.Device] = true
+		run.Summary.ByStatus[lf.Event]++
+		if lf.Event != history.LosslessRaised {
+			continue
+		}
+		if lf.Severity == telemetry.SeverityError {
+			run.Result = history.ResultFailure
+		} else if run.Result == history.ResultSuccess {
+			run.Result = history.ResultChanges
+		}
+	}
+	run.Summary.Devices, run.Summary.Findings = len(devices), len(run.Lossless)
+	if run.Result == history.ResultFailure {
+		run.Error = fmt.Sprintf("%d lossless finding(s) raised", run.Summary.ByStatus[history.LosslessRaised])
+	}
+	a.record(run)
+
+	ev := notify.Event{Fabric: run.Fabric, Shard: shardLabel(a), RunID: run.ID, RunKind: string(run.Kind), Commit: run.Commit,
+		Time: now, Changes: []notify.DeviceChange{}}
+	for _, lf := range run.Lossless {
+		fc := notify.FindingChange{Event: notify.FindingRaised, Code: string(lf.Code), Severity: findingSeverity(lf.Severity),
+			Device: lf.Subject.Device, Port: lf.Subject.Port, Message: lf.Message, FirstSeen: lf.FirstSeen, LastSeen: lf.LastSeen,
+			ProbeRuns: lf.ProbeRuns}
+		if lf.Where.Line > 0 {
+			fc.Where = lf.Where.String()
+		}
+		if lf.Subject.Priority != telemetry.NoPriority {
+			p := lf.Subject.Priority
+			fc.Priority = &p
+		}
+		if lf.Event == history.LosslessCleared {
+			fc.Event, fc.Severity = notify.FindingCleared, notify.SeverityInfo
+		}
+		ev.Findings = append(ev.Findings, fc)
+	}
+	ev.Finish()
+	if a.deps.Notifier != nil {
+		a.deps.Notifier.Notify(ev)
+	}
+}
+
+// findingSeverity: a lossless finding that is an error (the class is
+// broken: a storm, a drop) pages as critical.
+func findingSeverity(s telemetry.Severity) string {
+	if s == telemetry.SeverityError {
+		return notify.SeverityCritical
+	}
+	return notify.SeverityWarning
+}
+
+// losslessDuring are the counter findings active at some moment of a
+// probe run from start to end, with the run's pairs whose cabled path
+// crosses each finding's device.
+func (a *Agent) losslessDuring(start, end time.Time, pairs []history.ProbePair) []history.LosslessFinding {
+	w := &a.watch
+	w.mu.Lock()
+	topo := w.topo
+	orig := append(append(make([]telemetry.Finding, 0, len(w.active)+len(w.recent)), w.active...), w.recent...)
+	w.mu.Unlock()
+	fs := make([]telemetry.Finding, len(orig))
+	for i, f := range orig {
+		fs[i] = activeWindow(f, end)
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	pr := telemetry.ProbeRun{Start: start, End: end}
+	for _, p := range pairs {
+		pr.Pairs = append(pr.Pairs, telemetry.ProbePair{From: p.From, To: p.To})
+	}
+	var path telemetry.PathFunc
+	if topo != nil {
+		path = topo.CablePath
+	}
+	var out []history.LosslessFinding
+	for _, o := range telemetry.Correlate([]telemetry.ProbeRun{pr}, fs, path) {
+		out = append(out, history.LosslessFinding{Finding: orig[o.Finding], Pairs: o.Pairs})
+	}
+	return out
 }
 
 // loadLossless reads the state a previous agent saved; nil when none.
@@ -139,36 +331,6 @@ func (a *Agent) saveLossless() {
 	if err != nil {
 		a.log.Warn("lossless detector state not saved", zap.Error(err))
 	}
-}
-
-// readings are the hub's counters as one detector round: a reading per
-// device, taken when its counters last arrived (a device with nothing new
-// gives the same moment again, which the detector takes as stale).
-func (h *counterHub) readings(t *telemetry.Topology) []telemetry.Reading {
-	h.mu.Lock()
-	byDev := map[string][]telemetry.NamedSample{}
-	for k, v := range h.values {
-		byDev[k.Device] = append(byDev[k.Device], telemetry.NamedSample{Port: k.Port, Counter: k.Counter, Value: v})
-	}
-	taken := map[string]time.Time{}
-	for dev, s := range h.sources {
-		taken[dev] = s.updated
-	}
-	h.mu.Unlock()
-	devs := make([]string, 0, len(byDev))
-	for dev := range byDev {
-		devs = append(devs, dev)
-	}
-	sort.Strings(devs)
-	out := make([]telemetry.Reading, 0, len(devs))
-	for _, dev := range devs {
-		if taken[dev].IsZero() {
-			continue
-		}
-		r, _ := t.ReadingFrom(dev, taken[dev], byDev[dev])
-		out = append(out, r)
-	}
-	return out
 }
 
 // losslessCollector exports the active findings, one series each: their

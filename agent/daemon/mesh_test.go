@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
+	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -361,6 +363,7 @@ func TestMeshInTheAgent(t *testing.T) {
 	waitHooks(t, f.hooks, 3)
 	a.stop()
 	b := f.start(cfg, deps)
+	waitFor(t, "the restarted agent's intent", func() bool { return b.intent() != nil })
 	if st := b.CurrentMesh(); st.ByState["bad"] != 1 || len(st.Links) != 8 {
 		t.Fatalf("restored states %+v", st.ByState)
 	}
@@ -385,7 +388,7 @@ func TestMeshInTheAgent(t *testing.T) {
 // TestLinkSeriesFollowTheIntent: a link that leaves the intent leaves
 // /metrics; the series stay links times two.
 func TestLinkSeriesFollowTheIntent(t *testing.T) {
-	m := newMetrics("test", "0/1", newCounterHub(0, nil))
+	m := newMetrics("test", "0/1", newCounterHub(0, 0, nil))
 	count := func() int {
 		fams, err := m.reg.Gather()
 		if err != nil {
@@ -438,7 +441,7 @@ func TestMeshDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	m := newMetrics("test", "0/1", newCounterHub(0, nil))
+	m := newMetrics("test", "0/1", newCounterHub(0, 0, nil))
 	m.mesh.runs.WithLabelValues("clean")
 	m.mesh.setLinks([]history.LinkHealth{{Link: "a 1 - b 1", Direction: "a -> b", State: history.LinkGood}})
 	m.mesh.findings.WithLabelValues("loss", "localized")
@@ -462,5 +465,39 @@ func TestMeshDocumented(t *testing.T) {
 		if !strings.Contains(doc, want) {
 			t.Errorf("docs/agent.md does not mention %s", want)
 		}
+	}
+}
+
+// TestMeshRunsOnShardZeroOnly: the mesh covers the whole fabric, so of
+// two sharded agents on its schedule only shard 0 runs it; shard 1 still
+// runs one when asked.
+func TestMeshRunsOnShardZeroOnly(t *testing.T) {
+	f := newFixture(t, 2)
+	f.commit("first", f.intent("150KB", "9216"))
+	var meshes [2]*fakeMesh
+	var agents [2]*running
+	for i := range 2 {
+		cfg := f.config()
+		cfg.StateDir = filepath.Join(t.TempDir(), fmt.Sprintf("shard%d", i))
+		cfg.Source = gitSource(t, f, cfg.StateDir)
+		cfg.Shard = shard.Spec{Index: i, Count: 2}
+		cfg.Mesh = Schedule{Interval: 20 * time.Millisecond}
+		meshes[i] = &fakeMesh{}
+		meshes[i].set(clean())
+		deps := f.deps()
+		deps.Mesh = meshes[i].run
+		agents[i] = f.start(cfg, deps)
+	}
+	runs := func(i int) int {
+		meshes[i].mu.Lock()
+		defer meshes[i].mu.Unlock()
+		return meshes[i].runs
+	}
+	waitFor(t, "scheduled mesh runs on shard 0", func() bool { return runs(0) >= 3 })
+	if n := runs(1); n != 0 {
+		t.Fatalf("shard 1 ran the mesh %d times on its schedule", n)
+	}
+	if _, err := agents[1].RunNow(context.Background(), history.KindMesh); err != nil || runs(1) != 1 {
+		t.Fatalf("a manual mesh run on shard 1: %v, %d runs", err, runs(1))
 	}
 }

@@ -319,6 +319,7 @@ func (a *Agent) probe(ctx context.Context, cur *loaded, run *history.Run) {
 		return
 	}
 	run.Pairs, run.Findings = sum.Pairs, sum.Findings
+	run.Lossless = a.losslessDuring(run.Started, a.now().UTC(), sum.Pairs)
 	run.Summary = history.Summary{Devices: len(sum.Pairs), ByStatus: map[string]int{}, Findings: len(sum.Findings)}
 	for _, p := range sum.Pairs {
 		run.Summary.ByStatus[p.Verdict]++

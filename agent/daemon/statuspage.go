@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
@@ -76,6 +77,9 @@ type pageProbe struct {
 	Hosts []string
 	Rows  []pageRow
 	More  int // hosts beyond the matrix's size
+	// Lossless are the counter findings active while it ran (Source is
+	// the pairs whose path crosses the finding's device).
+	Lossless []pageFinding
 }
 
 type pageRow struct {
@@ -165,6 +169,14 @@ func (a *Agent) statusPageData() pageData {
 			d.Problems = append(d.Problems, fmt.Sprintf("probe run %s: %v", brief.ID, err))
 		} else {
 			d.Probe = probeMatrix(run)
+			for _, lf := range run.Lossless {
+				var pairs []string
+				for _, p := range lf.Pairs {
+					pairs = append(pairs, p.From+" → "+p.To)
+				}
+				d.Probe.Lossless = append(d.Probe.Lossless, pageFinding{Source: strings.Join(pairs, ", "), Code: string(lf.Code),
+					Severity: string(lf.Severity), Where: lf.Subject.String(), Message: lf.Message, Class: severityClass(string(lf.Severity))})
+			}
 			for _, f := range run.Findings {
 				d.Findings = append(d.Findings, pageFinding{Source: "probe " + run.ID, Code: f.Code, Severity: f.Severity,
 					Where: f.Where, Message: f.Message, Class: severityClass(f.Severity)})

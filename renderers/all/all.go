@@ -1,6 +1,8 @@
 package all
 
 import (
+	"slices"
+
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/cumulus"
 	"github.com/rocefab/rocefab/renderers/eos"
@@ -24,11 +26,22 @@ var registrations = []func(*renderers.Registry) error{
 
 // Renderers returns a registry with every platform.
 func Renderers() *renderers.Registry {
-	r := renderers.NewRegistry()
-	for _, register := range registrations {
-		if err := register(r); err != nil {
-			panic(err) // a programming error: duplicate platform name
-		}
+	r, err := Registry()
+	if err != nil {
+		panic(err) // a programming error: duplicate platform name
 	}
 	return r
+}
+
+// Registry returns a registry with every platform and the extra ones, each
+// registered as the real ones are: by its package's Register. Tests use it
+// for a platform of their own (docs/platforms.md).
+func Registry(extra ...func(*renderers.Registry) error) (*renderers.Registry, error) {
+	r := renderers.NewRegistry()
+	for _, register := range append(slices.Clone(registrations), extra...) {
+		if err := register(r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }

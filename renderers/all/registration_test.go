@@ -10,7 +10,7 @@ import (
 )
 
 // notPlatforms are folders under renderers/ that hold no platform.
-var notPlatforms = []string{"all", "devcfg", "host", "testdata"}
+var notPlatforms = []string{"all", "devcfg", "host", "iosstyle", "testdata"}
 
 // TestEveryFolderIsRegistered fails when a platform folder exists under
 // renderers/ but its Register is missing from the registrations list.
@@ -43,34 +43,8 @@ func TestRegisteredAttributes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := e.Attrs
-			p := a.Platform
-			checks := []struct {
-				ok   bool
-				what string
-			}{
-				{p.Name == name, "Platform.Name is the registered name"},
-				{p.Shape != "", "Platform.Shape"},
-				{p.Commit != "", "Platform.Commit"},
-				{p.Parse != nil, "Platform.Parse"},
-				{p.Syntax.Style != "", "Platform.Syntax.Style"},
-				{len(a.Transports) > 0, "Transports"},
-				{a.MTUCeiling >= 1500, "MTUCeiling"},
-				{a.PortPattern != nil && a.PortExample != "" && a.PortPattern.MatchString(a.PortExample), "PortPattern matches PortExample"},
-				{a.Classify != nil, "Classify"},
-				{a.Encode != nil, "Encode"},
-				{a.FileExt != "", "FileExt"},
-			}
-			for _, c := range checks {
-				if !c.ok {
-					t.Errorf("%s: %s is missing or wrong", name, c.what)
-				}
-			}
-			if p.Shape != "host" && p.ShowRunning == "" {
-				t.Errorf("%s: Platform.ShowRunning is empty", name)
-			}
-			if e.New() == nil {
-				t.Errorf("%s: New returned nil", name)
+			for _, what := range Check(e) {
+				t.Errorf("%s: %s is missing or wrong", name, what)
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 
 // Parse reads `show running-config`. "!" separators and comments and the
@@ -37,7 +38,7 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 	t.Nodes = renderers.ExpandVLANs(out)
 	for _, n := range t.Nodes {
 		if strings.HasPrefix(n.Line, "interface ") {
-			n.Children = trunkVLANs.Expand(n.Children, switchable(n.Line))
+			n.Children = iosstyle.TrunkVLANs.Expand(n.Children, switchable(n.Line))
 		}
 	}
 	return &devcfg.Config{Platform: "eos", Shape: devcfg.ShapeTree, Tree: t}, nil

@@ -14,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
@@ -61,7 +62,7 @@ func deviceText(t *testing.T, cfg *devcfg.Config) string {
 		}
 		line = strings.TrimSuffix(line, " weight 0")
 		// `add 100` on a port that allowed no VLAN leaves the list "100".
-		line = strings.Replace(line, trunkVLANs.Member, trunkVLANs.Prefix, 1)
+		line = strings.Replace(line, iosstyle.TrunkVLANs.Member, iosstyle.TrunkVLANs.Prefix, 1)
 		b.WriteString(line + "\n")
 		if strings.HasPrefix(line, "interface ") {
 			b.WriteString("   description gpu link\n")
@@ -187,7 +188,7 @@ func TestTrunkMembership(t *testing.T) {
 			changes := compliance.Diff(desired, running(t, desired, edited).Owned, testSyntax, nil)
 			var vlanChanges []devcfg.Change
 			for _, c := range changes {
-				if strings.HasPrefix(c.Path, trunkVLANs.Prefix) {
+				if strings.HasPrefix(c.Path, iosstyle.TrunkVLANs.Prefix) {
 					vlanChanges = append(vlanChanges, c)
 				} else if tc.intent == nil {
 					t.Errorf("unrelated change: %s %s", c.Action, c.Where())
@@ -253,7 +254,7 @@ func TestLosslessVLANChange(t *testing.T) {
 					t.Fatalf("the patch sets or resets a whole list: %q", l)
 				case strings.HasPrefix(l, "interface "):
 					ctx = l
-				case strings.HasPrefix(l, trunkVLANs.Prefix):
+				case strings.HasPrefix(l, iosstyle.TrunkVLANs.Prefix):
 					perPort[ctx] = append(perPort[ctx], l)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 
 // lineKeys are the single-valued EOS lines; each global map entry is keyed
@@ -42,7 +43,7 @@ func platformSyntax() devcfg.Syntax {
 		Negate:        "no ",
 		Exit:          "exit",
 		LineKeys:      lineKeys(),
-		NegateRewrite: map[string]string{trunkVLANs.Member: "switchport trunk allowed vlan remove ", routedPort: "switchport"},
+		NegateRewrite: map[string]string{iosstyle.TrunkVLANs.Member: iosstyle.TrunkRemove, routedPort: "switchport"},
 	}
 }
 
@@ -73,10 +74,11 @@ func Register(r *renderers.Registry) error {
 				"priority-flow-control": "a PFC change re-carves the port buffers and drops traffic while it applies",
 				"service-profile":       "attaching or removing the qos profile switches PFC on the port",
 			}),
-			Encode:   Encode,
-			Sources:  Sources,
-			FileExt:  ".cfg",
-			Watchdog: &WatchdogTimes,
+			Encode:     Encode,
+			Sources:    Sources,
+			FileExt:    ".cfg",
+			Watchdog:   &WatchdogTimes,
+			LAGNumbers: &LAGs,
 		},
 	})
 }

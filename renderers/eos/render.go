@@ -10,6 +10,7 @@ import (
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 
 // Marker prefixes every object rocefab owns.
@@ -20,6 +21,9 @@ const (
 
 // MTUCeiling is the EOS hardware maximum IP MTU; EOS rejects 9216.
 const MTUCeiling = 9214
+
+// LAGs are the Port-Channel numbers EOS takes. Port-Channel 0 does not exist.
+var LAGs = renderers.LAGNumbers{Platform: "EOS", Example: "Port-Channel10", Min: 1, Max: 999999, Source: srcLAGNumbers}
 
 // routedPort makes an Ethernet port or port-channel a routed port; the
 // port mode is the absence or presence of this line.
@@ -140,7 +144,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		member := t.Add(nil, "interface "+port.Name)
 		l3 := member
 		if port.LAG != "" {
-			id, err := lagID(sw.Name, port.LAG)
+			id, err := iosstyle.LAGID(sw.Name, port.Name, port.LAG, LAGs)
 			if err != nil {
 				return nil, err
 			}
@@ -151,7 +155,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		switch port.Mode {
 		case "trunk":
 			l3.Add("switchport mode trunk")
-			l3.Add(trunkMember(p.VLAN))
+			l3.Add(iosstyle.TrunkMember(p.VLAN))
 		case "access":
 			// access is the EOS default mode, and VLAN 1 its default
 			// access VLAN: neither is printed.
@@ -218,19 +222,6 @@ func cosMapLines(p intent.Policy) []string {
 
 func seconds(s float64) string { return strconv.FormatFloat(s, 'f', -1, 64) }
 
-// lagID is the number of a LAG written "Port-Channel10", "po10" or "10".
-func lagID(device, lag string) (string, error) {
-	i := len(lag)
-	for i > 0 && lag[i-1] >= '0' && lag[i-1] <= '9' {
-		i--
-	}
-	n, err := strconv.Atoi(lag[i:])
-	if err != nil || n < 1 {
-		return "", fmt.Errorf("switch %s: LAG %q has no Port-Channel number (write e.g. Port-Channel10)", device, lag)
-	}
-	return strconv.Itoa(n), nil
-}
-
 // singletons claim the global map entries of the RoCE and CNP code points:
 // another mapping of those DSCPs (or PCPs) is a conflict.
 func singletons(p intent.Policy) []devcfg.Singleton {
@@ -256,24 +247,10 @@ func singletons(p intent.Policy) []devcfg.Singleton {
 	return out
 }
 
-// trunkVLANs is how the model holds a trunk's allowed VLAN list: one
-// member line per VLAN (see Parse), so rocefab owns the lossless VLAN's
-// membership and never the list.
-var trunkVLANs = devcfg.MemberList{
-	Prefix: "switchport trunk allowed vlan ",
-	Member: "switchport trunk allowed vlan add ",
-	All:    "switchport trunk allowed vlan all",
-	None:   "switchport trunk allowed vlan none",
-	Lo:     1, Hi: 4094,
-}
-
-// trunkMember adds the VLAN to a trunk's allowed list and keeps the rest.
-func trunkMember(vlan int) string { return trunkVLANs.Member + strconv.Itoa(vlan) }
-
 // ownedScope: the global map of the trusted field, the ROCEFAB_ profile,
 // the lossless VLAN, and only the listed settings on the listed ports:
 // membership of the lossless VLAN in a port's allowed list (see
-// memberOwner), never the rest of the list.
+// iosstyle.MemberOwner), never the rest of the list.
 func ownedScope(sw *intent.Switch) devcfg.Scope {
 	s := devcfg.Scope{Lines: []devcfg.LineOwner{
 		{Prefix: "qos profile " + Marker + "_", Subtree: true},
@@ -294,7 +271,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 	}
 	ownMember := func(iface string, trunk bool) {
 		if sw.Policy.VLAN != 0 {
-			s.Lines = append(s.Lines, memberOwner([]string{iface}, sw.Policy.VLAN, trunk))
+			s.Lines = append(s.Lines, iosstyle.MemberOwner([]string{iface}, sw.Policy.VLAN, trunk))
 		}
 	}
 	l3 := []string{"mtu ", "switchport mode ", "switchport access vlan "}
@@ -315,7 +292,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 			continue
 		}
 		own(iface, "channel-group ")
-		if id, err := lagID(sw.Name, port.LAG); err == nil && !seen[id] {
+		if id, err := iosstyle.LAGID(sw.Name, port.Name, port.LAG, LAGs); err == nil && !seen[id] {
 			seen[id] = true
 			own("interface Port-Channel"+id, l3...)
 			ownMode("interface Port-Channel" + id)
@@ -323,19 +300,6 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 		}
 	}
 	return s
-}
-
-// memberOwner owns the lossless VLAN's membership of an interface's
-// allowed list, so rocefab adds it on a trunk and removes what it added
-// when the port stops being one. On a trunk a list of every VLAN holds the
-// membership; elsewhere such a list is the device default, not rocefab's,
-// and is never narrowed (`add` on it changed nothing).
-func memberOwner(parents []string, vlan int, trunk bool) devcfg.LineOwner {
-	o := devcfg.LineOwner{Parents: parents, Prefix: trunkMember(vlan), Exact: true}
-	if trunk {
-		o.ImpliedBy = []string{trunkVLANs.All}
-	}
-	return o
 }
 
 // cabledWithLength reports whether a port's link has a length.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 
 // Parse reads `show running-config`. Comment and header lines starting
@@ -28,7 +29,7 @@ func Parse(raw []byte) (*devcfg.Config, error) {
 	t.Nodes = renderers.ExpandVLANs(t.Nodes)
 	for _, n := range t.Nodes {
 		if strings.HasPrefix(n.Line, "interface ") {
-			n.Children = trunkVLANs.Expand(n.Children, switchable(n.Line))
+			n.Children = iosstyle.TrunkVLANs.Expand(n.Children, switchable(n.Line))
 		}
 	}
 	return &devcfg.Config{Platform: "nxos", Shape: devcfg.ShapeTree, Tree: t}, nil

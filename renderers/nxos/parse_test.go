@@ -14,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 	"github.com/rocefab/rocefab/validators/compliance"
 )
 
@@ -37,8 +38,8 @@ func deviceText(t *testing.T, cfg *devcfg.Config) string {
 		switch {
 		case line == "vlan 100", line == "  switchport":
 			continue
-		case strings.HasPrefix(line, "  "+trunkVLANs.Member):
-			line = "  " + trunkVLANs.Prefix + strings.TrimPrefix(line, "  "+trunkVLANs.Member)
+		case strings.HasPrefix(line, "  "+iosstyle.TrunkVLANs.Member):
+			line = "  " + iosstyle.TrunkVLANs.Prefix + strings.TrimPrefix(line, "  "+iosstyle.TrunkVLANs.Member)
 		case strings.HasPrefix(line, "interface "):
 			b.WriteString("\n" + line + "\n  description gpu link\n  no shutdown\n")
 			continue
@@ -178,7 +179,7 @@ func TestTrunkMembership(t *testing.T) {
 			changes := compliance.Diff(desired, running(t, desired, edited).Owned, syntax, nil)
 			var vlanChanges []devcfg.Change
 			for _, c := range changes {
-				if strings.HasPrefix(c.Path, trunkVLANs.Prefix) {
+				if strings.HasPrefix(c.Path, iosstyle.TrunkVLANs.Prefix) {
 					vlanChanges = append(vlanChanges, c)
 				} else if tc.intent == nil {
 					t.Errorf("unrelated change: %s %s", c.Action, c.Where())
@@ -245,7 +246,7 @@ func TestLosslessVLANChange(t *testing.T) {
 				if listReset.MatchString(l[1]) {
 					t.Fatalf("the patch sets or resets a whole list: %q", l[1])
 				}
-				if strings.HasPrefix(l[1], trunkVLANs.Prefix) {
+				if strings.HasPrefix(l[1], iosstyle.TrunkVLANs.Prefix) {
 					perPort[l[0]] = append(perPort[l[0]], l[1])
 				}
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 
 // Syntax is the NX-OS patch grammar. LineKeys are the single-valued lines,
@@ -34,7 +35,7 @@ var syntax = devcfg.Syntax{
 		"switchport access vlan ",
 		"channel-group ",
 	},
-	NegateRewrite: map[string]string{trunkVLANs.Member: "switchport trunk allowed vlan remove "},
+	NegateRewrite: map[string]string{iosstyle.TrunkVLANs.Member: iosstyle.TrunkRemove},
 }
 
 // Register adds the nxos platform.
@@ -67,11 +68,12 @@ func Register(r *renderers.Registry) error {
 				"pause buffer-size":     "a pause buffer change re-carves the no-drop buffers of every port",
 				"queuing input":         "an input queuing change re-carves the no-drop buffers of every port",
 			}),
-			Encode:   Encode,
-			Sources:  Sources,
-			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
-			Headroom: &HeadroomFacts,
-			FileExt:  ".cfg",
+			Encode:     Encode,
+			Sources:    Sources,
+			Watchdog:   &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			LAGNumbers: &LAGs,
+			Headroom:   &HeadroomFacts,
+			FileExt:    ".cfg",
 		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 
 // Names of the objects rocefab owns; the ROCEFAB_ prefix marks them.
@@ -37,6 +38,9 @@ var HeadroomFacts = renderers.HeadroomFacts{
 
 // MTUCeiling is the Nexus 9000 jumbo maximum.
 const MTUCeiling = 9216
+
+// LAGs are the port-channel numbers NX-OS takes. port-channel 0 does not exist.
+var LAGs = renderers.LAGNumbers{Platform: "NX-OS", Example: "port-channel10", Min: 1, Max: 4096, Source: srcLAGNumbers}
 
 const systemQoS = "system qos"
 
@@ -242,7 +246,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		member := t.Add(nil, "interface "+port.Name)
 		l3 := member
 		if port.LAG != "" {
-			id, err := lagID(sw.Name, port.LAG)
+			id, err := iosstyle.LAGID(sw.Name, port.Name, port.LAG, LAGs)
 			if err != nil {
 				return nil, err
 			}
@@ -253,7 +257,7 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 		case "trunk":
 			l3.Add("switchport")
 			l3.Add("switchport mode trunk")
-			l3.Add(trunkMember(p.VLAN))
+			l3.Add(iosstyle.TrunkMember(p.VLAN))
 		case "access":
 			l3.Add("switchport")
 			l3.Add("switchport mode access")
@@ -324,43 +328,12 @@ func queueOrder(n int) []int {
 
 func vlanLine(vlan int) string { return "vlan " + strconv.Itoa(vlan) }
 
-// trunkVLANs is how the model holds a trunk's allowed VLAN list: one
-// member line per VLAN (see Parse), so rocefab owns the lossless VLAN's
-// membership and never the list.
-var trunkVLANs = devcfg.MemberList{
-	Prefix: "switchport trunk allowed vlan ",
-	Member: "switchport trunk allowed vlan add ",
-	All:    "switchport trunk allowed vlan all",
-	None:   "switchport trunk allowed vlan none",
-	Lo:     1, Hi: 4094,
-}
-
-// trunkMember adds the VLAN to a trunk's allowed list and keeps the rest.
-func trunkMember(vlan int) string { return trunkVLANs.Member + strconv.Itoa(vlan) }
-
 // randomDetect is the WRED/ECN line with exact unit keywords, one unit for
 // both thresholds.
 func randomDetect(p intent.Policy) string {
 	lo, hi := renderers.CLIBytesPair(p.ECNMin, p.ECNMax)
 	return "random-detect minimum-threshold " + lo + " maximum-threshold " + hi +
 		" drop-probability " + strconv.Itoa(p.MarkProbability) + " weight 0 ecn"
-}
-
-// lagID is the port-channel number of a LAG name such as "port-channel10",
-// "Port-Channel10", "po10" or "10".
-func lagID(device, lag string) (string, error) {
-	i := len(lag)
-	for i > 0 && lag[i-1] >= '0' && lag[i-1] <= '9' {
-		i--
-	}
-	if i == len(lag) {
-		return "", fmt.Errorf("switch %s: LAG %q has no port-channel number (write e.g. port-channel10)", device, lag)
-	}
-	n, err := strconv.Atoi(lag[i:])
-	if err != nil {
-		return "", fmt.Errorf("switch %s: LAG %q: port-channel number out of range", device, lag)
-	}
-	return strconv.Itoa(n), nil
 }
 
 func singletons() []devcfg.Singleton {
@@ -375,7 +348,7 @@ func singletons() []devcfg.Singleton {
 // ownedScope is what rocefab owns: its ROCEFAB_ objects whole, the system
 // qos service-policies, the watchdog switch, the lossless VLAN, and only
 // the listed settings on the listed ports: membership of the lossless VLAN
-// in a port's allowed list (see memberOwner), never the rest of the list.
+// in a port's allowed list (see iosstyle.MemberOwner), never the rest of the list.
 // It does not depend on the profile, so settings the profile drops are
 // removed from the device.
 func ownedScope(sw *intent.Switch) devcfg.Scope {
@@ -412,7 +385,7 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 			devcfg.LineOwner{Parents: parents, Prefix: "service-policy type qos input "},
 		)
 		if sw.Policy.VLAN != 0 {
-			s.Lines = append(s.Lines, memberOwner(parents, sw.Policy.VLAN, trunk))
+			s.Lines = append(s.Lines, iosstyle.MemberOwner(parents, sw.Policy.VLAN, trunk))
 		}
 	}
 	for _, port := range sw.Ports {
@@ -422,22 +395,9 @@ func ownedScope(sw *intent.Switch) devcfg.Scope {
 			continue
 		}
 		own("interface "+port.Name, false, trunk)
-		if id, err := lagID(sw.Name, port.LAG); err == nil {
+		if id, err := iosstyle.LAGID(sw.Name, port.Name, port.LAG, LAGs); err == nil {
 			own("interface port-channel"+id, true, trunk)
 		}
 	}
 	return s
-}
-
-// memberOwner owns the lossless VLAN's membership of an interface's
-// allowed list, so rocefab adds it on a trunk and removes what it added
-// when the port stops being one. On a trunk a list of every VLAN holds the
-// membership; elsewhere such a list is the device default, not rocefab's,
-// and is never narrowed (`add` on it changed nothing).
-func memberOwner(parents []string, vlan int, trunk bool) devcfg.LineOwner {
-	o := devcfg.LineOwner{Parents: parents, Prefix: trunkMember(vlan), Exact: true}
-	if trunk {
-		o.ImpliedBy = []string{trunkVLANs.All}
-	}
-	return o
 }

@@ -12,6 +12,8 @@ const (
 	srcWatchdog    = "Cisco Nexus 9000 NX-OS QoS Configuration Guide, Configuring Priority Flow Control: PFC watchdog (priority-flow-control watch-dog-interval on; a stuck no-drop queue is shut down and restored automatically, no action knob); Cisco NX-API REST PFC watchdog (fixed/auto-restore multipliers)"
 	srcPauseBuffer = "Cisco Nexus 9000 NX-OS QoS Configuration Guide (10.5(x)), Configuring Priority Flow Control: guidelines (the pause buffer size threshold is optional below 100 m and mandatory for cables over 100 m, part of the QoS policy; an input queuing policy map cannot carry pause buffer and priority/bandwidth together) and the input queuing form policy-map type queuing / class type queuing c-in-qN / pause buffer-size B pause-threshold X resume-threshold Y, attached with system qos service-policy type queuing input"
 	srcInterfaces  = "Cisco Nexus 9000 NX-OS Interfaces Configuration Guide, Configuring Layer 2 Interfaces (switchport, switchport mode, allowed VLANs add/remove, access VLAN, mtu) and Configuring Port Channels (channel-group N mode active); QoS guide (service-policy type qos input, priority-flow-control mode on)"
+	// LAGs: the range of port-channel numbers.
+	srcLAGNumbers = "Cisco Nexus 9000 Series NX-OS Interfaces Configuration Guide, Configuring Port Channels (interface port-channel N, channel-group N); Cisco Nexus-as-Code NX-OS data model, interface port_channel (id: min 1, max 4096), https://netascode.cisco.com/docs/data_models/nxos/interface/port_channel"
 )
 
 // Sources are the vendor sources of every NX-OS statement form.

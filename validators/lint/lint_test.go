@@ -545,6 +545,15 @@ func TestExactMessages(t *testing.T) {
 			want: []string{`f.yaml:4:20: RF116 error spec.lossless.mtu.switch: switch leaf1: MTU 9216 exceeds the eos ceiling 9214 (use 9214, or "max")`},
 		},
 		{
+			// A LAG number the platform does not take is refused where the
+			// lag is written, naming the field and the platform's range.
+			name: "LAG number",
+			f: base().with(func(f *fabric) {
+				f.switches = strings.Replace(eosLeaf, "- names: Ethernet1-8", "- {names: Ethernet1-8, lag: Port-Channel0}", 1)
+			}),
+			want: []string{`f.yaml:9:32: RF137 error spec.switches[0].ports[0].lag: switch leaf1: eos cannot render lag Port-Channel0 of port Ethernet1: LAG "Port-Channel0": EOS port-channel numbers are 1..999999`},
+		},
+		{
 			name: "host MTU",
 			f:    base().with(lossless(" {mtu: {host: 9216}}")),
 			want: []string{"f.yaml:4:20: RF106 error spec.lossless.mtu.host: host gpu01: MTU 9216 does not fit switch leaf1 MTU 9214: RoCE never fragments, so the largest RoCE packets would be dropped"},

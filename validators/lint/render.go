@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/host"
 )
@@ -176,6 +178,15 @@ func (c *checker) reportRender(sw *intent.Switch, res renderResult) {
 	p := sw.Policy
 	if res.err != nil {
 		msg := strings.TrimPrefix(strings.TrimPrefix(res.err.Error(), res.as+": "), "switch "+res.as+": ")
+		// A refusal of one port's field (a LAG number the platform does
+		// not take) is reported where that field is written.
+		var pe *renderers.PortError
+		if errors.As(res.err, &pe) {
+			if port, ok := sw.Port(pe.Port); ok && pe.Field == "lag" && port.LAGAt.Field != "" {
+				c.perSwitch(port.LAGAt, CodeRender, sw.Name, "%s cannot render lag %s of port %s: %v", sw.Platform, port.LAG, port.Name, pe.Err)
+				return
+			}
+		}
 		if res.culprit != "" {
 			f, _ := fieldNamed(res.culprit)
 			c.perSwitch(p.Origin(res.culprit), CodeRender, sw.Name, "%s cannot render %s %s: %s", sw.Platform, res.culprit, f.value(p), msg)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/telemetry"
 )
 
 // RunSchema versions the JSON of a run.
@@ -21,10 +22,14 @@ const (
 	KindReload Kind = "reload"
 	// KindMesh is a probe mesh over every fabric link, localizing faults.
 	KindMesh Kind = "mesh"
+	// KindLossless is a round of the lossless counter detectors that
+	// raised or cleared findings; a round that changes nothing is not
+	// recorded.
+	KindLossless Kind = "lossless"
 )
 
 // Kinds lists every kind, for metrics and validation.
-var Kinds = []Kind{KindPlan, KindDrift, KindApply, KindProbe, KindReload, KindMesh}
+var Kinds = []Kind{KindPlan, KindDrift, KindApply, KindProbe, KindReload, KindMesh, KindLossless}
 
 // Trigger is why a run started.
 type Trigger string
@@ -83,6 +88,29 @@ type Run struct {
 	Pairs    []ProbePair `json:"pairs,omitempty"`
 	// Links is a mesh run's health of each fabric link direction.
 	Links []LinkHealth `json:"links,omitempty"`
+	// Lossless are the counter findings a lossless run raised or cleared,
+	// or, in a probe run, those active while it ran.
+	Lossless []LosslessFinding `json:"lossless,omitempty"`
+}
+
+// Lossless finding events.
+const (
+	LosslessRaised  = "raised"
+	LosslessCleared = "cleared"
+)
+
+// LosslessFinding is a finding of the lossless counter detectors as a run
+// records it, with the probe runs it is correlated with.
+type LosslessFinding struct {
+	// Event is raised or cleared in a lossless run, empty in a probe run.
+	Event string `json:"event,omitempty"`
+	telemetry.Finding
+	// ProbeRuns (lossless runs) are the probe runs that ran while the
+	// finding was active, oldest first.
+	ProbeRuns []string `json:"probeRuns,omitempty"`
+	// Pairs (probe runs) are the run's pairs whose path, as the cabling
+	// allows it, crosses the finding's device.
+	Pairs []telemetry.ProbePair `json:"pairs,omitempty"`
 }
 
 // Summary counts devices by status (plan/drift) or outcome (apply), and
@@ -136,7 +164,7 @@ func (r *Run) Failed() bool { return r.Result == ResultFailure }
 // Brief is the run without per-device details, as lists show it.
 func (r *Run) Brief() Run {
 	b := *r
-	b.Devices, b.Findings, b.Pairs, b.Links = nil, nil, nil, nil
+	b.Devices, b.Findings, b.Pairs, b.Links, b.Lossless = nil, nil, nil, nil, nil
 	return b
 }
 

@@ -70,6 +70,45 @@ type Event struct {
 	// Links are the fabric links a mesh run found turned bad or recovered
 	// (RunKind mesh; Changes is then empty).
 	Links []LinkChange `json:"links,omitempty"`
+	// Findings are the lossless counter findings a detector round raised
+	// or cleared (RunKind lossless; Changes is then empty).
+	Findings []FindingChange `json:"findings,omitempty"`
+}
+
+// Finding events.
+const (
+	FindingRaised  = "finding_raised"
+	FindingCleared = "finding_cleared"
+)
+
+// FindingChange is one lossless finding of the counters that was raised
+// or cleared.
+type FindingChange struct {
+	Event    string `json:"event"` // finding_raised or finding_cleared
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Device   string `json:"device"`
+	Port     string `json:"port,omitempty"`
+	// Priority is nil for a finding about a whole port or device.
+	Priority *int   `json:"priority,omitempty"`
+	Message  string `json:"message"`
+	// Where is the intent line that declares the subject.
+	Where     string    `json:"where,omitempty"`
+	FirstSeen time.Time `json:"firstSeen"`
+	LastSeen  time.Time `json:"lastSeen"`
+	// ProbeRuns are the probe runs that ran while the finding was seen.
+	ProbeRuns []string `json:"probeRuns,omitempty"`
+}
+
+func (f FindingChange) subject() string {
+	s := f.Device
+	if f.Port != "" {
+		s += " " + f.Port
+	}
+	if f.Priority != nil {
+		s += " priority " + strconv.Itoa(*f.Priority)
+	}
+	return s
 }
 
 // Link events.
@@ -129,6 +168,13 @@ func (e *Event) Finish() {
 		}
 		return e.Changes[i].Device < e.Changes[j].Device
 	})
+	sort.SliceStable(e.Findings, func(i, j int) bool {
+		ri, rj := severityRank(e.Findings[i].Severity), severityRank(e.Findings[j].Severity)
+		if ri != rj {
+			return ri > rj
+		}
+		return e.Findings[i].subject() < e.Findings[j].subject()
+	})
 	e.Severity = SeverityInfo
 	for _, c := range e.Changes {
 		if severityRank(c.Severity) > severityRank(e.Severity) {
@@ -138,6 +184,11 @@ func (e *Event) Finish() {
 	for _, l := range e.Links {
 		if severityRank(l.Severity) > severityRank(e.Severity) {
 			e.Severity = l.Severity
+		}
+	}
+	for _, f := range e.Findings {
+		if severityRank(f.Severity) > severityRank(e.Severity) {
+			e.Severity = f.Severity
 		}
 	}
 }
@@ -154,6 +205,10 @@ func (e Event) Text() string {
 	}
 	if len(e.Links) > 0 && len(e.Changes) == 0 {
 		e.linkText(&b)
+		return b.String()
+	}
+	if len(e.Findings) > 0 && len(e.Changes) == 0 {
+		e.findingText(&b)
 		return b.String()
 	}
 	fmt.Fprintf(&b, ": %d device(s) changed compliance state", len(e.Changes))
@@ -212,6 +267,35 @@ func (e Event) linkText(b *strings.Builder) {
 		}
 		if len(l.Evidence) > 0 {
 			fmt.Fprintf(b, ": %s", strings.Join(l.Evidence, "; "))
+		}
+	}
+	fmt.Fprintf(b, "\n%s run %s", e.RunKind, e.RunID)
+	if e.Commit != "" {
+		fmt.Fprintf(b, " at commit %s", shortSHA(e.Commit))
+	}
+}
+
+// findingText is the message of a detector round's findings.
+func (e Event) findingText(b *strings.Builder) {
+	raised := 0
+	for _, f := range e.Findings {
+		if f.Event == FindingRaised {
+			raised++
+		}
+	}
+	fmt.Fprintf(b, ": %d lossless finding(s) raised, %d cleared", raised, len(e.Findings)-raised)
+	for i, f := range e.Findings {
+		if i == maxTextDevices {
+			fmt.Fprintf(b, "\n• and %d more (see the run)", len(e.Findings)-i)
+			break
+		}
+		what := "raised"
+		if f.Event == FindingCleared {
+			what = "cleared"
+		}
+		fmt.Fprintf(b, "\n• %s %s on %s: %s", f.Code, what, f.subject(), f.Message)
+		if len(f.ProbeRuns) > 0 {
+			fmt.Fprintf(b, " (during probe run(s) %s)", strings.Join(f.ProbeRuns, ", "))
 		}
 	}
 	fmt.Fprintf(b, "\n%s run %s", e.RunKind, e.RunID)
@@ -312,7 +396,7 @@ func New(opt Options) (*Webhook, error) {
 
 // Notify queues an event; it never blocks the caller.
 func (w *Webhook) Notify(ev Event) {
-	if len(ev.Changes) == 0 && len(ev.Links) == 0 {
+	if len(ev.Changes) == 0 && len(ev.Links) == 0 && len(ev.Findings) == 0 {
 		return
 	}
 	w.mu.Lock()
@@ -411,7 +495,8 @@ func (w *Webhook) deliver(ev Event) (bool, int) {
 	for attempt := 1; ; attempt++ {
 		retry, after, err := w.post(body)
 		if err == nil {
-			w.log.Info("webhook delivered", zap.String("run", ev.RunID), zap.Int("devices", len(ev.Changes)), zap.Int("links", len(ev.Links)), zap.Int("attempt", attempt))
+			w.log.Info("webhook delivered", zap.String("run", ev.RunID), zap.Int("devices", len(ev.Changes)), zap.Int("links", len(ev.Links)),
+				zap.Int("findings", len(ev.Findings)), zap.Int("attempt", attempt))
 			return true, attempt
 		}
 		if !retry || attempt >= w.opt.Attempts {

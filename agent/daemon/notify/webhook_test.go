@@ -306,3 +306,54 @@ func TestLinkEventIsDelivered(t *testing.T) {
 		t.Fatalf("%d calls: %v", n, s.bodies)
 	}
 }
+
+// TestFindingBodiesGolden pins a detector round's finding events in both
+// formats: a raised storm (critical) leads, a cleared drop (info) follows.
+func TestFindingBodiesGolden(t *testing.T) {
+	prio := 3
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ev := Event{Fabric: "lab", RunID: "r4", RunKind: "lossless", Commit: "0123456789abcdef0123", Time: at, Changes: []DeviceChange{},
+		Findings: []FindingChange{
+			{Event: FindingCleared, Code: "lossless_drop", Severity: SeverityInfo, Device: "leaf2", Port: "Ethernet7", Priority: &prio,
+				Message: "12 packets dropped in the no-drop queue in the last 10s", Where: "fabric.yaml:14:5",
+				FirstSeen: at.Add(-10 * time.Minute), LastSeen: at.Add(-9 * time.Minute)},
+			{Event: FindingRaised, Code: "pfc_storm", Severity: SeverityCritical, Device: "leaf1", Port: "Ethernet2", Priority: &prio,
+				Message: "the PFC watchdog detected 3 storm(s) in the last 10s", Where: "fabric.yaml:9:5",
+				FirstSeen: at.Add(-10 * time.Second), LastSeen: at, ProbeRuns: []string{"20260101T000000Z-a1b2c3"}},
+		}}
+	ev.Finish()
+	if ev.Severity != SeverityCritical || ev.Findings[0].Event != FindingRaised {
+		t.Fatalf("severity %s, first %s", ev.Severity, ev.Findings[0].Event)
+	}
+	for _, f := range []Format{Generic, Slack} {
+		t.Run(string(f), func(t *testing.T) {
+			w := &Webhook{opt: Options{Format: f}}
+			body, err := w.body(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pretty bytes.Buffer
+			if err := json.Indent(&pretty, body, "", "  "); err != nil {
+				t.Fatal(err)
+			}
+			pretty.WriteByte('\n')
+			golden.Check(t, filepath.Join("testdata", "findings-"+string(f)+".golden.json"), pretty.Bytes())
+		})
+	}
+}
+
+// TestFindingEventIsDelivered: an event with findings only is sent.
+func TestFindingEventIsDelivered(t *testing.T) {
+	s := newSink(t)
+	w, err := New(Options{URL: s.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Notify(Event{RunID: "r5", RunKind: "lossless", Findings: []FindingChange{{Event: FindingRaised, Code: "pfc_storm", Device: "leaf1", Severity: SeverityCritical}}})
+	w.Close(context.Background())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := s.calls.Load(); n != 1 || !strings.Contains(s.bodies[0], `"event":"finding_raised"`) {
+		t.Fatalf("%d calls: %v", n, s.bodies)
+	}
+}
