@@ -7,15 +7,14 @@ import (
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
-func init() {
-	register(&Platform{Name: "eos", commands: func(ports []string) []Command {
-		return append(
-			perPort(ports, func(p string) string { return "show interfaces " + p + " priority-flow-control counters detail | json" }, ParseEOSPFCDetail),
-			Command{Line: "show priority-flow-control counters watchdog | json", parse: ParseEOSWatchdog, absentIsZero: counters.SwitchPFCWatchdog},
-			Command{Line: "show qos interfaces ecn counters queue | json", parse: ParseEOSECN},
-			Command{Line: "show interfaces counters queue detail | json", parse: ParseEOSQueueDetail})
-	}})
-}
+// eosPlatform reads EOS: per-port PFC detail, then three device-wide tables.
+var eosPlatform = &Platform{Name: "eos", commands: func(ports []string) []Command {
+	return append(
+		perPort(ports, func(p string) string { return "show interfaces " + p + " priority-flow-control counters detail | json" }, ParseEOSPFCDetail),
+		Command{Line: "show priority-flow-control counters watchdog | json", parse: ParseEOSWatchdog, absentIsZero: counters.SwitchPFCWatchdog},
+		Command{Line: "show qos interfaces ecn counters queue | json", parse: ParseEOSECN},
+		Command{Line: "show interfaces counters queue detail | json", parse: ParseEOSQueueDetail})
+}}
 
 // ParseEOSPFCDetail reads `show interfaces <port> priority-flow-control
 // counters detail | json`: interfaces.<port>.priorities.<prio> rxFrames

@@ -6,13 +6,12 @@ import (
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
-func init() {
-	register(&Platform{Name: "junos", commands: func(ports []string) []Command {
-		return append(
-			perPort(ports, func(p string) string { return "show interfaces " + p + " extensive | display json" }, ParseJunosExtensive),
-			perPort(ports, func(p string) string { return "show interfaces queue " + p + " | display json" }, ParseJunosQueue)...)
-	}})
-}
+// junosPlatform reads Junos: extensive (PFC) and queue statistics per port.
+var junosPlatform = &Platform{Name: "junos", commands: func(ports []string) []Command {
+	return append(
+		perPort(ports, func(p string) string { return "show interfaces " + p + " extensive | display json" }, ParseJunosExtensive),
+		perPort(ports, func(p string) string { return "show interfaces queue " + p + " | display json" }, ParseJunosQueue)...)
+}}
 
 // Junos's JSON puts every element in an array and every leaf value in
 // [{"data": "..."}].

@@ -6,11 +6,10 @@ import (
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
-func init() {
-	register(&Platform{Name: "cumulus", commands: func(ports []string) []Command {
-		return perPort(ports, func(p string) string { return "nv show interface " + p + " counters qos -o json" }, ParseNVUEQoS)
-	}})
-}
+// nvuePlatform reads Cumulus NVUE: one QoS counter tree per port.
+var nvuePlatform = &Platform{Name: "cumulus", commands: func(ports []string) []Command {
+	return perPort(ports, func(p string) string { return "nv show interface " + p + " counters qos -o json" }, ParseNVUEQoS)
+}}
 
 // findGroup is the first object under key anywhere in v: NVUE prints the
 // counter groups at the top of `nv show interface <port> counters qos -o

@@ -7,13 +7,12 @@ import (
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
-func init() {
-	register(&Platform{Name: "nxos", commands: func(ports []string) []Command {
-		return append(
-			perPort(ports, func(p string) string { return "show queuing interface " + p + " | json" }, ParseNXOSQueuing),
-			perPort(ports, func(p string) string { return "show queuing pfc-queue interface " + p + " detail | json" }, ParseNXOSPFCQueue)...)
-	}})
-}
+// nxosPlatform reads NX-OS: per port, show queuing and its PFC watchdog.
+var nxosPlatform = &Platform{Name: "nxos", commands: func(ports []string) []Command {
+	return append(
+		perPort(ports, func(p string) string { return "show queuing interface " + p + " | json" }, ParseNXOSQueuing),
+		perPort(ports, func(p string) string { return "show queuing pfc-queue interface " + p + " detail | json" }, ParseNXOSPFCQueue)...)
+}}
 
 // nxosInterfaces are the queuing interface rows, under TABLE_module (as
 // NX-OS prints them) or at the top.

@@ -34,9 +34,14 @@ type Platform struct {
 // Commands are the commands that read ports.
 func (p *Platform) Commands(ports []string) []Command { return p.commands(ports) }
 
-var platforms = map[string]*Platform{}
-
-func register(p *Platform) { platforms[p.Name] = p }
+// platforms are listed here, not registered from init(), so the set is
+// read in one place.
+var platforms = map[string]*Platform{
+	nxosPlatform.Name:  nxosPlatform,
+	eosPlatform.Name:   eosPlatform,
+	nvuePlatform.Name:  nvuePlatform,
+	junosPlatform.Name: junosPlatform,
+}
 
 // For is the platform (renderer name: nxos, eos, cumulus, junos) whose
 // counters are read this way.
