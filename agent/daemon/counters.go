@@ -45,10 +45,15 @@ func newSwitchStreams(a *Agent, dialParallel int) *switchStreams {
 	return &switchStreams{a: a, dialSem: make(chan struct{}, max(dialParallel, 1)), running: map[string]*stream{}}
 }
 
-// counterPriorities are the lossless priorities whose pause and ECN
-// counters matter: the PFC priorities and the no-drop priority.
+// counterPriorities are the priorities whose counters matter: the no-drop
+// priority, the PFC priorities and, with ECN on, the CNP priority.
 func counterPriorities(p intent.Policy) []int {
 	prios := []int{p.NoDropPriority}
+	// The CNP queue too: a CNP dropped there is a notification the
+	// sender never gets (cnp_drop), and CNPs are marked only with ECN on.
+	if p.ECNOn() && p.CNPPriority != p.NoDropPriority {
+		prios = append(prios, p.CNPPriority)
+	}
 	if p.PFCOn() {
 		for _, x := range p.PFCPriorities {
 			if !slices.Contains(prios, x) {

@@ -35,6 +35,7 @@ type losslessWatch struct {
 	// last, so a probe run they overlapped still lists them.
 	recent []telemetry.Finding
 	loaded bool // the saved state was read
+	rounds int  // rounds observed by a detector
 }
 
 // A cleared finding is kept this long, and at most recentMost of them,
@@ -123,6 +124,7 @@ func (a *Agent) detect(cur *loaded) (telemetry.Report, *telemetry.Topology) {
 		return telemetry.Report{}, nil
 	}
 	rep := w.det.Observe(a.hub.readings(w.topo))
+	w.rounds++
 	w.active = rep.Active
 	now := a.now()
 	keep := 0

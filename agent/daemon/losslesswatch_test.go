@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"reflect"
@@ -290,18 +291,14 @@ func TestLosslessQuietStream(t *testing.T) {
 		}
 		return true
 	})
-	rounds := 0
-	for range 60 {
-		time.Sleep(cfg.CountersInterval)
+	observed := func() int {
 		a.watch.mu.Lock()
-		if a.watch.det != nil {
-			rounds++
-		}
-		a.watch.mu.Unlock()
+		defer a.watch.mu.Unlock()
+		return a.watch.rounds
 	}
-	if rounds < 40 {
-		t.Fatalf("only %d detector rounds observed", rounds)
-	}
+	// Many rounds, counted where the detector observes them.
+	start := observed()
+	waitFor(t, "100 detector rounds", func() bool { return observed()-start >= 100 })
 	if got := a.activeLossless(); len(got) != 0 {
 		t.Fatalf("findings on a healthy stream: %v", got)
 	}
@@ -430,5 +427,59 @@ func TestLosslessRaisedOnceAcrossRestart(t *testing.T) {
 	}
 	if runs := losslessRuns(t, b); len(runs) != 1 {
 		t.Fatalf("%d lossless runs over the restart, want 1", len(runs))
+	}
+}
+
+// TestLosslessDetectorsThroughTheAgent: each anomaly the simulated switch
+// plays, streamed by gNMI into the agent, raises its own finding on its
+// own port and priority, and nothing else: drops in the lossless queue,
+// drops in the CNP queue and a watchdog storm.
+func TestLosslessDetectorsThroughTheAgent(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		counter gnmisim.Counter
+		prio    int
+		n       uint64
+		code    telemetry.Code
+	}{
+		{"lossless drop", gnmisim.QueueDrops, 3, 40, telemetry.CodeLosslessDrop},
+		{"cnp drop", gnmisim.QueueDrops, 6, 40, telemetry.CodeCNPDrop},
+		{"watchdog storm", gnmisim.WatchdogStorms, 3, 2, telemetry.CodePFCStorm},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, 1, func(o *gnmisim.Options) { o.Counters.Priorities = []int{3, 6} })
+			c1 := f.commit("first", f.intent("150KB", "9216"))
+			f.converge("150KB", "9216")
+			cfg := f.config()
+			cfg.CountersInterval = 20 * time.Millisecond
+			a := f.start(cfg, f.deps())
+			a.waitRun(history.KindPlan, history.TriggerCommit, c1)
+			key := counters.Key{Device: "leaf1", Port: "Ethernet2", Counter: fmt.Sprintf("queue%d/drops", tc.prio)}
+			waitFor(t, "leaf1's counters", func() bool { _, ok := a.hub.value(key); return ok })
+			start := func() int { a.watch.mu.Lock(); defer a.watch.mu.Unlock(); return a.watch.rounds }()
+			waitFor(t, "a few quiet rounds", func() bool {
+				a.watch.mu.Lock()
+				defer a.watch.mu.Unlock()
+				return a.watch.rounds-start >= 5
+			})
+			if got := a.activeLossless(); len(got) != 0 {
+				t.Fatalf("findings before the anomaly: %v", got)
+			}
+			f.sims["leaf1"].Jump("Ethernet2", tc.prio, tc.counter, tc.n)
+			want := telemetry.Subject{Device: "leaf1", Port: "Ethernet2", Priority: tc.prio}
+			waitFor(t, string(tc.code)+" on leaf1 Ethernet2", func() bool {
+				for _, x := range a.activeLossless() {
+					if x.Code == tc.code && x.Subject == want {
+						return true
+					}
+				}
+				return false
+			})
+			for _, x := range a.activeLossless() {
+				if x.Code != tc.code || x.Subject != want {
+					t.Errorf("also raised: %s on %s", x.Code, x.Subject)
+				}
+			}
+		})
 	}
 }
