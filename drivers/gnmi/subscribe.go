@@ -105,21 +105,7 @@ func (d *Driver) Subscribe(ctx context.Context, paths []string, mode Mode, inter
 			case *gnmipb.SubscribeResponse_SyncResponse:
 				b.Sync = r.SyncResponse
 			case *gnmipb.SubscribeResponse_Update:
-				n := r.Update
-				ts := time.Unix(0, n.GetTimestamp())
-				for _, u := range n.GetUpdate() {
-					full := gnmipath.Join(n.GetPrefix(), u.GetPath())
-					if v, ok := counterValue(u.GetVal()); ok {
-						b.Counters = append(b.Counters, Counter{Path: gnmipath.Format(full), Value: v, Time: ts})
-						continue
-					}
-					// A subtree in one JSON value (SONiC answers a port's
-					// Queues or Pfcwd that way): each numeric leaf below.
-					for _, c := range counterLeaves(full, u.GetVal()) {
-						c.Time = ts
-						b.Counters = append(b.Counters, c)
-					}
-				}
+				b.Counters = notificationCounters(r.Update)
 			}
 			if !sendBatch(ctx, out, b) {
 				return
@@ -183,6 +169,26 @@ func Deltas(before, after map[string]uint64) map[string]uint64 {
 			out[k] = a - b
 		default:
 			out[k] = a
+		}
+	}
+	return out
+}
+
+// notificationCounters are the counters of one notification: every
+// numeric update, and every numeric leaf of a JSON subtree (SONiC answers
+// a port's Queues or Pfcwd that way). Non-numeric leaves are skipped.
+func notificationCounters(n *gnmipb.Notification) []Counter {
+	ts := time.Unix(0, n.GetTimestamp())
+	var out []Counter
+	for _, u := range n.GetUpdate() {
+		full := gnmipath.Join(n.GetPrefix(), u.GetPath())
+		if v, ok := counterValue(u.GetVal()); ok {
+			out = append(out, Counter{Path: gnmipath.Format(full), Value: v, Time: ts})
+			continue
+		}
+		for _, c := range counterLeaves(full, u.GetVal()) {
+			c.Time = ts
+			out = append(out, c)
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 )
@@ -26,8 +27,14 @@ func NumericLeaves(base *gnmipb.Path, raw []byte) map[string]uint64 {
 		return nil
 	}
 	out := map[string]uint64{}
-	var walk func(elems []*gnmipb.PathElem, v any, depth int)
-	walk = func(elems []*gnmipb.PathElem, v any, depth int) {
+	// Paths are built as strings from the base's canonical form: the same
+	// result as formatting each leaf's elements, without a slice per leaf.
+	root := Format(&gnmipb.Path{Origin: base.GetOrigin(), Elem: Elems(base)})
+	if root == "/" || strings.HasSuffix(root, ":/") {
+		root = root[:len(root)-1]
+	}
+	var walk func(prefix string, v any, depth int)
+	walk = func(prefix string, v any, depth int) {
 		if depth > maxDepth {
 			return
 		}
@@ -35,9 +42,15 @@ func NumericLeaves(base *gnmipb.Path, raw []byte) map[string]uint64 {
 		switch x := v.(type) {
 		case map[string]any:
 			for name, child := range x {
-				if name != "" {
-					walk(append(elems[:len(elems):len(elems)], &gnmipb.PathElem{Name: name}), child, depth+1)
+				if name == "" {
+					continue
 				}
+				var b strings.Builder
+				b.Grow(len(prefix) + len(name) + 1)
+				b.WriteString(prefix)
+				b.WriteByte('/')
+				escape(&b, name, `\/[]`)
+				walk(b.String(), child, depth+1)
 			}
 			return
 		case string:
@@ -48,9 +61,9 @@ func NumericLeaves(base *gnmipb.Path, raw []byte) map[string]uint64 {
 			return
 		}
 		if n, err := strconv.ParseUint(text, 10, 64); err == nil {
-			out[Format(&gnmipb.Path{Origin: base.GetOrigin(), Elem: elems})] = n
+			out[prefix] = n
 		}
 	}
-	walk(append([]*gnmipb.PathElem(nil), Elems(base)...), obj, 0)
+	walk(root, obj, 0)
 	return out
 }

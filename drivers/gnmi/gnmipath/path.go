@@ -215,6 +215,10 @@ func writeElem(b *strings.Builder, e *gnmipb.PathElem) {
 }
 
 func escape(b *strings.Builder, s, special string) {
+	if !strings.ContainsAny(s, special) {
+		b.WriteString(s) // the common case: nothing to escape
+		return
+	}
 	for i := 0; i < len(s); i++ {
 		if strings.IndexByte(special, s[i]) >= 0 {
 			b.WriteByte('\\')
