@@ -108,10 +108,10 @@ func (p pathReader) Counters(_ context.Context, paths []string) (map[string]uint
 func TestDriverSource(t *testing.T) {
 	paths := counters.PathsFor("sonic", []string{"Ethernet4"}, []int{3})
 	r := pathReader{
-		"COUNTERS_DB@/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_RX_PKTS":                         42,
-		"COUNTERS_DB@/COUNTERS/Ethernet4/Queues/Ethernet4:3/SAI_QUEUE_STAT_DROPPED_PACKETS":   7,
-		"COUNTERS_DB@/COUNTERS/Ethernet4/Queues/Ethernet4:4/SAI_QUEUE_STAT_DROPPED_PACKETS":   9, // not a RoCE queue
-		"/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_TX_PKTS":                                     5, // no target: not COUNTERS_DB
+		"COUNTERS_DB@/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_RX_PKTS":                       42,
+		"COUNTERS_DB@/COUNTERS/Ethernet4/Queues/Ethernet4:3/SAI_QUEUE_STAT_DROPPED_PACKETS": 7,
+		"COUNTERS_DB@/COUNTERS/Ethernet4/Queues/Ethernet4:4/SAI_QUEUE_STAT_DROPPED_PACKETS": 9, // not a RoCE queue
+		"/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_TX_PKTS":                                   5, // no target: not COUNTERS_DB
 	}
 	got, err := counters.DriverSource{Device: "leaf2", Reader: r, Paths: paths}.Read(context.Background())
 	if err != nil {

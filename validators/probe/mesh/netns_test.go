@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -210,6 +211,49 @@ func TestMeshOnTheLab(t *testing.T) {
 		want := []string{"dscp_remarked leaf1 swp4 → spine2 swp1", "loss spine1 swp2 → leaf2 swp3"}
 		if got := findings(rep, localize.Localized); !slices.Equal(got, want) || len(rep.Localization.Findings) != 2 {
 			t.Fatalf("localized %v, want %v\n%s", got, want, text(rep))
+		}
+	})
+
+	t.Run("paths that change are learned again", func(t *testing.T) {
+		// leaf1 hashes on addresses only: flows between the same hosts
+		// that took both spines now share one. No fault: the flows that
+		// moved are named as path changes, with the path they had, and
+		// they move back when leaf1 hashes on ports again.
+		policy := func(v string) {
+			t.Helper()
+			if err := m.l.Do("leaf1", func() error {
+				return os.WriteFile("/proc/sys/net/ipv4/fib_multipath_hash_policy", []byte(v), 0o644)
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runMesh := func() *Report {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			rep, err := RunMesh(ctx, m.res, m, labOptions(m.cache))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rep
+		}
+		policy("0")
+		defer policy("1")
+		moved := runMesh()
+		if len(moved.PathChanges) == 0 {
+			t.Fatalf("leaf1 hashes on addresses now, yet no flow's path changed:\n%s", text(moved))
+		}
+		for _, c := range moved.PathChanges {
+			if !strings.Contains(c, ", was ") {
+				t.Errorf("a path change says not what it was: %s", c)
+			}
+		}
+		if len(moved.Localization.Findings) != 0 {
+			t.Errorf("a path change is no fault, yet:\n%s", text(moved))
+		}
+		policy("1")
+		if back := runMesh(); len(back.PathChanges) == 0 {
+			t.Errorf("leaf1 hashes on ports again, yet no path moved back")
 		}
 	})
 
