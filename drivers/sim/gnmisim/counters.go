@@ -31,6 +31,10 @@ const (
 	QueueTxPackets
 	// QueueDrops counts packets the egress queue dropped.
 	QueueDrops
+	// PFCRxMicros and PFCTxMicros count the time a priority was paused
+	// (SONiC's SAI_PORT_STAT_PFC_N_RX_PAUSE_DURATION_US), in µs.
+	PFCRxMicros
+	PFCTxMicros
 	numCounters
 )
 
@@ -130,6 +134,8 @@ func (c *counters) countersDB(ports []string, now time.Time) map[string]counters
 			key := port + ":" + n
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_RX_PKTS"] = u(c.value(counterKey{port, prio, PFCRx}, now))
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_TX_PKTS"] = u(c.value(counterKey{port, prio, PFCTx}, now))
+			p.fields["SAI_PORT_STAT_PFC_"+n+"_RX_PAUSE_DURATION_US"] = u(c.value(counterKey{port, prio, PFCRxMicros}, now))
+			p.fields["SAI_PORT_STAT_PFC_"+n+"_TX_PAUSE_DURATION_US"] = u(c.value(counterKey{port, prio, PFCTxMicros}, now))
 			if !lossless[prio] {
 				p.queues[key] = map[string]string{}
 				continue

@@ -33,7 +33,7 @@
 // (sonic_data_client/virtual_db.go, gnmi_server tests and testdata):
 //
 //	COUNTERS/P                 the port's fields as one JSON object
-//	COUNTERS/P/FIELD           one field as string_val, e.g. SAI_PORT_STAT_PFC_3_RX_PKTS
+//	COUNTERS/P/FIELD           one field as string_val, e.g. SAI_PORT_STAT_PFC_3_RX_PKTS or _RX_PAUSE_DURATION_US
 //	COUNTERS/P/Queues          {"P:N": {SAI_QUEUE_STAT_PACKETS, _DROPPED_PACKETS, _WRED_ECN_MARKED_PACKETS}}
 //	COUNTERS/P/Pfcwd           {"P:N": {PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED, PFC_WD_STATUS, ...}}
 //

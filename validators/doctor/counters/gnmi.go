@@ -83,8 +83,9 @@ func OpenConfigPaths(ports []string, prios []int, queueName func(int) string) []
 const SONiCTarget = "COUNTERS_DB"
 
 // SONiCPaths are COUNTERS_DB's SAI counters as sonic-gnmi serves them:
-// per-priority PFC frames as fields of the port
-// (SAI_PORT_STAT_PFC_N_RX_PKTS, _TX_PKTS), the lossless queue's packets,
+// per-priority PFC frames and pause time as fields of the port
+// (SAI_PORT_STAT_PFC_N_RX_PKTS, _TX_PKTS, _RX_PAUSE_DURATION_US,
+// _TX_PAUSE_DURATION_US), the lossless queue's packets,
 // drops and WRED ECN marks inside the port's Queues value, and its PFC
 // watchdog deadlocks inside the port's Pfcwd value, both keyed
 // "<port>:<queue>". Queue N carries priority N, as rocefab's TC-to-queue
@@ -99,6 +100,10 @@ func SONiCPaths(ports []string, prios []int) []CounterPath {
 			out = append(out,
 				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_RX_PKTS", Port: p, Counter: SwitchPFCRx(prio), Target: SONiCTarget},
 				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_TX_PKTS", Port: p, Counter: SwitchPFCTx(prio), Target: SONiCTarget},
+				// Where the ASIC counts pause time; sonic-gnmi skips a
+				// field Redis lacks in a subscription.
+				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_RX_PAUSE_DURATION_US", Port: p, Counter: SwitchPFCRxMicros(prio), Target: SONiCTarget},
+				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_TX_PAUSE_DURATION_US", Port: p, Counter: SwitchPFCTxMicros(prio), Target: SONiCTarget},
 				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_PACKETS", Port: p, Counter: SwitchQueueTxPackets(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
 				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_DROPPED_PACKETS", Port: p, Counter: SwitchQueueDrops(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
 				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", Port: p, Counter: SwitchECNMarked(prio), Subscribe: base + "/Queues", Target: SONiCTarget},

@@ -58,7 +58,8 @@ func TestGNMISimCounters(t *testing.T) {
 			sim.Jump(tc.port, 3, gnmisim.PFCTx, 2)
 			sim.Jump(tc.port, 3, gnmisim.ECNMarked, 35_000)
 			sim.Jump(tc.port, 3, gnmisim.QueueDrops, 12)
-			sim.Jump(tc.port, 4, gnmisim.QueueDrops, 99) // not a RoCE queue: not asked for
+			sim.Jump(tc.port, 4, gnmisim.QueueDrops, 99)   // not a RoCE queue: not asked for
+			sim.Jump(tc.port, 3, gnmisim.PFCRxMicros, 640) // SONiC's pause time; OpenConfig has none
 			after, err := s.Snapshot(context.Background())
 			if err != nil {
 				t.Fatal(err)
@@ -75,6 +76,7 @@ func TestGNMISimCounters(t *testing.T) {
 			} else {
 				want = []string{
 					"priority 3 pause frames received rose by 1,204 on leaf2 " + tc.port + " during the probe",
+					"priority 3 pause time received (µs) rose by 640 on leaf2 " + tc.port + " during the probe",
 					"priority 3 pause frames sent rose by 2 on leaf2 " + tc.port + " during the probe",
 				}
 			}

@@ -39,6 +39,8 @@ var rules = []rule{
 	// Switch counters.
 	{regexp.MustCompile(`^pfc(\d)/rx-pause$`), KindCongestion, func(m []string) string { return "priority " + m[1] + " pause frames received" }},
 	{regexp.MustCompile(`^pfc(\d)/tx-pause$`), KindCongestion, func(m []string) string { return "priority " + m[1] + " pause frames sent" }},
+	{regexp.MustCompile(`^pfc(\d)/rx-pause-us$`), KindCongestion, func(m []string) string { return "priority " + m[1] + " pause time received (µs)" }},
+	{regexp.MustCompile(`^pfc(\d)/tx-pause-us$`), KindCongestion, func(m []string) string { return "priority " + m[1] + " pause time sent (µs)" }},
 	{regexp.MustCompile(`^pfc(\d)/watchdog-storms$`), KindError, func(m []string) string { return "priority " + m[1] + " PFC watchdog storms" }},
 	{regexp.MustCompile(`^queue(\d)/ecn-marked$`), KindCongestion, func(m []string) string { return "queue " + m[1] + " ECN-marked packets" }},
 	{regexp.MustCompile(`^queue(\d)/drops$`), KindError, func(m []string) string { return "queue " + m[1] + " dropped packets" }},
@@ -148,6 +150,11 @@ var losslessRe = regexp.MustCompile(`^ethtool/((rx|tx)_prio\d_pause(_duration)?|
 
 // KeepEthtool reports whether a driver statistic belongs in a snapshot.
 func KeepEthtool(name string) bool { return ethtoolKeep.MatchString(name) }
+
+// SwitchPFCRxMicros and SwitchPFCTxMicros name the time a priority was
+// paused, in microseconds, where the switch counts it.
+func SwitchPFCRxMicros(prio int) string { return fmt.Sprintf("pfc%d/rx-pause-us", prio) }
+func SwitchPFCTxMicros(prio int) string { return fmt.Sprintf("pfc%d/tx-pause-us", prio) }
 
 // SwitchQueueDrops and SwitchQueueTxPackets name an egress queue's drops
 // and transmitted packets; SwitchPGDrops an ingress priority group's drops.

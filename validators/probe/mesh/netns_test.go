@@ -3,8 +3,8 @@ package mesh
 import (
 	"context"
 	"fmt"
-	"slices"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
