@@ -62,15 +62,15 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 		if err != nil {
 			return err
 		}
-		given, err := parseLLDPFiles(*files)
-		if err != nil {
-			return err
+		cf := &cablingFlags{on: true, files: *files, socket: *socket}
+		if _, err := parseLLDPFiles(cf.files); err != nil {
+			return err // a usage error before the intent is read
 		}
 		res, err := a.loadIntent(args)
 		if err != nil {
 			return err
 		}
-		rep, err := readCabling(cmd.Context(), res, given, *socket, a.switchLLDP(df, res))
+		rep, err := cf.report(cmd.Context(), res, a.switchLLDP(df, res))
 		if err != nil {
 			return err
 		}
@@ -165,20 +165,47 @@ func (o cablingOutput) write(w io.Writer, format string) error {
 	return err
 }
 
-// cablingFlags read the cabling before a command that trusts it (probe).
+// cablingFlags read the cabling for a command that trusts it (probe) or
+// reports it beside the configuration (plan, drift).
 type cablingFlags struct {
 	on     bool
 	files  []string
 	socket string
 }
 
-func addCablingFlags(cmd *cobra.Command) *cablingFlags {
+func addCablingFlags(cmd *cobra.Command, usage string) *cablingFlags {
 	f := &cablingFlags{}
 	fs := cmd.Flags()
-	fs.BoolVar(&f.on, "cabling", false, "read LLDP first, as rocefab cabling does, and use only the links it verified, naming those skipped")
+	fs.BoolVar(&f.on, "cabling", false, usage)
 	fs.StringArrayVar(&f.files, "lldp", nil, "with --cabling: DEVICE=FILE, that device's saved LLDP output (repeatable)")
 	fs.StringVar(&f.socket, "lldp-socket", "", "with --cabling: lldpd control socket for lldpcli -u, {name} the device")
 	return f
+}
+
+// used reports whether any cabling flag was given.
+func (f *cablingFlags) used(cmd *cobra.Command) bool {
+	for _, n := range []string{"cabling", "lldp", "lldp-socket"} {
+		if cmd.Flags().Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// validate: --lldp and --lldp-socket say how to read the cabling, so they
+// need --cabling; a malformed --lldp is a usage error before any device
+// is read.
+func (f *cablingFlags) validate(cmd *cobra.Command) error {
+	if !f.on {
+		for _, n := range []string{"lldp", "lldp-socket"} {
+			if cmd.Flags().Changed(n) {
+				return usageErr("--%s needs --cabling", n)
+			}
+		}
+		return nil
+	}
+	_, err := parseLLDPFiles(f.files)
+	return err
 }
 
 func parseLLDPFiles(files []string) (map[string]string, error) {
@@ -193,14 +220,20 @@ func parseLLDPFiles(files []string) (map[string]string, error) {
 	return given, nil
 }
 
+// report reads the cabling as rocefab cabling does: the saved files
+// given with --lldp, lldpcli in each namespace, the switches through sw.
+func (f *cablingFlags) report(ctx context.Context, res *intent.Resolved, sw switchLLDPReader) (*cabling.Report, error) {
+	given, err := parseLLDPFiles(f.files)
+	if err != nil {
+		return nil, err
+	}
+	return readCabling(ctx, res, given, f.socket, sw)
+}
+
 // verifiedOnly reads the cabling and returns the intent with only the
 // links LLDP verified, and a note for each link left out.
 func (f *cablingFlags) verifiedOnly(ctx context.Context, res *intent.Resolved, sw switchLLDPReader) (*intent.Resolved, []string, error) {
-	given, err := parseLLDPFiles(f.files)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := readCabling(ctx, res, given, f.socket, sw)
+	rep, err := f.report(ctx, res, sw)
 	if err != nil {
 		return nil, nil, err
 	}
