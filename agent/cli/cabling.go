@@ -43,8 +43,16 @@ be given as saved output instead, --lldp DEVICE=FILE, parsed as its
 platform prints it (lldpcli JSON for hosts and Linux). A device read no
 way is not read, and the report says so.
 
+--dcbx also reads what each port of a device in a namespace hears from
+its DCBX neighbour (the kernel's DCB netlink peer PFC and APP table, where
+the NIC driver runs DCBX and reports it) and compares the PFC priorities
+and DSCP entries with the intent. The switch platforms document no
+structured DCBX neighbour output, and lldpd decodes none: those are not
+read (docs/intent.md).
+
 Exit status: 0 when no link is miscabled, 1 when one is, a verified link's
-ends disagree, or cabling could not run; 64 on usage errors.`,
+ends disagree, a DCBX neighbour disagrees with the intent, or cabling
+could not run; 64 on usage errors.`,
 		Example: `  rocefab cabling fabric/
   rocefab cabling fabric/ --lldp leaf1=leaf1-lldp.json --lldp gpu03=gpu03-lldpcli.json
   sudo rocefab cabling examples/lab --lldp-socket /run/rflab-lldpd/{name}.sock --output markdown`,
@@ -54,6 +62,7 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 	df := addDeviceFlags(cmd)
 	files := cmd.Flags().StringArray("lldp", nil, "DEVICE=FILE: that device's saved LLDP output, in its platform's format (repeatable)")
 	socket := cmd.Flags().String("lldp-socket", "", "lldpd control socket for lldpcli -u, {name} the device (default: lldpd's own)")
+	withDCBX := cmd.Flags().Bool("dcbx", false, "also read what each port's DCBX neighbour advertises (PFC priorities, DSCP APP table) where the NIC driver reports it, and compare it with the intent")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
 			return err
@@ -78,10 +87,13 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 		if out.Consistency, err = a.cabledConsistency(res, rep); err != nil {
 			return err
 		}
+		if *withDCBX {
+			out.DCBX = readDCBX(res, readDCBXPeer)
+		}
 		if err := out.write(a.stdout, format); err != nil {
 			return err
 		}
-		if rep.Verdict == cabling.Fail || out.Consistency.errors() {
+		if rep.Verdict == cabling.Fail || out.Consistency.errors() || (out.DCBX != nil && len(out.DCBX.Findings) > 0) {
 			return exitWith(ExitFailure)
 		}
 		return nil
@@ -94,6 +106,9 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 type cablingOutput struct {
 	*cabling.Report
 	Consistency cablingConsistency `json:"consistency"`
+	// DCBX is the neighbours' DCBX advertisements against the intent,
+	// with --dcbx.
+	DCBX *cablingDCBX `json:"dcbx,omitempty"`
 }
 
 type cablingConsistency struct {
@@ -147,6 +162,15 @@ func (o cablingOutput) write(w io.Writer, format string) error {
 		for _, s := range c.Skipped {
 			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(s.String(), "|", `\|`))
 		}
+		if d := o.DCBX; d != nil {
+			fmt.Fprintf(&b, "\n### DCBX\n\n%d ports with a DCBX neighbour read, %d findings.\n\n", d.Read, len(d.Findings))
+			for _, f := range d.Findings {
+				fmt.Fprintf(&b, "- **%s** %s\n", f.TLV, strings.ReplaceAll(f.Message, "|", `\|`))
+			}
+			for _, n := range d.Notes {
+				fmt.Fprintf(&b, "- note: %s\n", strings.ReplaceAll(n, "|", `\|`))
+			}
+		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -160,6 +184,15 @@ func (o cablingOutput) write(w io.Writer, format string) error {
 	}
 	for _, s := range c.Skipped {
 		fmt.Fprintf(&b, "consistency: %s\n", s)
+	}
+	if d := o.DCBX; d != nil {
+		fmt.Fprintf(&b, "dcbx: %d ports with a DCBX neighbour read, %d findings\n", d.Read, len(d.Findings))
+		for _, f := range d.Findings {
+			fmt.Fprintf(&b, "dcbx: %s\n", f)
+		}
+		for _, n := range d.Notes {
+			fmt.Fprintf(&b, "dcbx: note: %s\n", n)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
