@@ -278,7 +278,7 @@ func TestMarkdownBodyRoom(t *testing.T) {
 		nb("leaf1:Ethernet8", "gpu03", "ens1f0", ""),
 		nb("leaf1:Ethernet7", "gpu04", "ens1f0", ""),
 	}})
-	full := rep.MarkdownBody(-1)
+	full := rep.MarkdownBody(-1, 3)
 	rows := strings.Count(full, "\n| `")
 	if rows != len(rep.Findings) || strings.Contains(full, "not shown") {
 		t.Fatalf("unbounded: %d rows for %d findings:\n%s", rows, len(rep.Findings), full)
@@ -290,7 +290,7 @@ func TestMarkdownBodyRoom(t *testing.T) {
 		{72 + rowLen(full) + 1 + 80 + 5, 1}, // the header, the first row, the count line
 		{100, 0},
 	} {
-		got := rep.MarkdownBody(tc.room)
+		got := rep.MarkdownBody(tc.room, 3)
 		if len(got) > tc.room {
 			t.Errorf("room %d: %d characters", tc.room, len(got))
 		}

@@ -54,15 +54,16 @@ func (r *Report) TextLines() []string {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## rocefab cabling: %s\n\n%s.\n\n", strings.ToUpper(string(r.Verdict)), r.Counts())
-	b.WriteString(r.MarkdownBody(-1))
+	b.WriteString(r.MarkdownBody(-1, 3))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// MarkdownBody is the findings table (miscabled first) and the notes. With
-// room >= 0 it stays within room characters: rows past it are left out and
+// MarkdownBody is the findings table (miscabled first) and the notes,
+// under a heading of level notesLevel (below the caller's own). With room
+// >= 0 it stays within room characters: rows past it are left out and
 // counted, what needs a person kept first.
-func (r *Report) MarkdownBody(room int) string {
+func (r *Report) MarkdownBody(room, notesLevel int) string {
 	var b strings.Builder
 	if len(r.Findings) == 0 {
 		b.WriteString("The intent has no links.\n")
@@ -87,7 +88,7 @@ func (r *Report) MarkdownBody(room int) string {
 	}
 	if len(r.Notes) > 0 {
 		var notes strings.Builder
-		notes.WriteString("\n### Notes\n\n")
+		fmt.Fprintf(&notes, "\n%s Notes\n\n", strings.Repeat("#", notesLevel))
 		for _, n := range r.Notes {
 			fmt.Fprintf(&notes, "- %s\n", md(n))
 		}

@@ -439,7 +439,7 @@ func WriteMarkdownView(w io.Writer, p *Plan, v View) error {
 			room = limit / 4
 		}
 		fmt.Fprintf(b, "\n#### Cabling (LLDP): %s\n\n%s\n", verdict, p.Cabling.Counts()+".")
-		b.WriteString("\n" + p.Cabling.MarkdownBody(room))
+		b.WriteString("\n" + p.Cabling.MarkdownBody(room, 5))
 	}
 	sections := Sections(p, v)
 	footer := func(left, leftDevices int) string {
