@@ -64,6 +64,9 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		if *engineName != "builtin" && *engineName != "perftest" {
 			return usageErr("--engine %q: use builtin or perftest", *engineName)
 		}
+		if err := cf.validate(cmd); err != nil {
+			return err
+		}
 		res, err := a.loadIntent(args)
 		if err != nil {
 			return err

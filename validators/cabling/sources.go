@@ -50,7 +50,7 @@ var DCBXSources = []Source{
 			"IEEE_8021QAZ_APP_SEL_DSCP) and net/dcb/dcbnl.c dcbnl_ieee_fill and dcbnl_build_peer_app (filled from the driver's " +
 			"ieee_peer_getpfc and peer_getappinfo/peer_getapptable, only when it implements them)"},
 	{"linux (lldpd)", "not read: lldpcli decodes no DCBX TLVs",
-		"lldpd/lldpd issue 718 \"DCB[X] support\" (open): https://github.com/lldpd/lldpd/issues/718; lldpad's lldptool -V PFC/APP prints text"},
+		"lldpd/lldpd, the open request \"DCB[X] support\": https://github.com/lldpd/lldpd/issues/718; lldpad's lldptool -V PFC/APP prints text"},
 	{"nxos", "not read: show lldp dcbx interface has no documented JSON",
 		"Cisco Nexus 9000 NX-API CLI Reference, LLDP commands (show lldp all | json gives only lldp_dcbx Y/N per port): " +
 			"https://developer.cisco.com/docs/cisco-nexus-9000-series-nx-api-cli-reference-release-9-3x/lldp-commands"},
