@@ -18,11 +18,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
+	"github.com/rocefab/rocefab/validators/doctor/counters/showjson"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/perftest"
 	"github.com/rocefab/rocefab/validators/probe"
@@ -411,7 +413,27 @@ func (a *app) probeFabric(ctx context.Context, res *intent.Resolved, df *deviceF
 	return out
 }
 
-// switchCounters opens the gNMI switches that expose PFC/ECN counters.
+// switchCounterSource reads a connected switch's PFC/ECN counters: by gNMI
+// path, or over SSH with its platform's show commands with JSON output;
+// nil when the switch has neither.
+func switchCounterSource(sw *intent.Switch, drv drivers.Driver, transport string, ports []string, paths []counters.CounterPath) counters.Source {
+	switch transport {
+	case "gnmi":
+		if reader, ok := drv.(counters.PathCounterReader); ok {
+			return counters.DriverSource{Device: sw.Name, Reader: reader, Paths: paths}
+		}
+	case "ssh":
+		sh, ok := drv.(showjson.Shower)
+		p, known := showjson.For(sw.Platform)
+		if ok && known {
+			return showjson.Source{Device: sw.Name, Shell: sh, Platform: p, Ports: ports, Prios: sw.Policy.PFCPriorities}
+		}
+	}
+	return nil
+}
+
+// switchCounters opens the switches that expose PFC/ECN counters, over
+// gNMI or SSH.
 func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *deviceFlags) (*counters.Sampler, func(), []string) {
 	eng := a.engine(df, nil)
 	var sources []counters.Source
@@ -432,11 +454,15 @@ func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *devi
 			continue
 		}
 		closers = append(closers, func() { _ = drv.Close() })
-		reader, ok := drv.(counters.PathCounterReader)
-		if !ok || transport != "gnmi" {
+		src := switchCounterSource(sw, drv, transport, ports, paths)
+		if src == nil {
+			// A Linux router (netlink) has no switch counters to miss.
+			if transport == "ssh" || transport == "gnmi" {
+				notes = append(notes, fmt.Sprintf("counters of %s not read: rocefab reads %s switches' counters over gNMI only", sw.Name, sw.Platform))
+			}
 			continue
 		}
-		sources = append(sources, counters.DriverSource{Device: sw.Name, Reader: reader, Paths: paths})
+		sources = append(sources, src)
 	}
 	closeAll := func() {
 		for _, c := range closers {

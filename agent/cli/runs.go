@@ -32,7 +32,7 @@ device it had started to push. With RUN_ID, runs shows that run's report.`,
 		},
 	}
 	output := outputFlag(cmd, "text", "json")
-	kinds := cmd.Flags().StringSlice("kind", nil, "list only these kinds: apply, rollback, drift, probe")
+	kinds := cmd.Flags().StringSlice("kind", nil, "list only these kinds: apply, rollback, drift, probe, mesh")
 	cmd.Flags().String("state-dir", defaultStateDir(), "where run reports and snapshots are kept")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		format, err := output()
@@ -41,9 +41,9 @@ device it had started to push. With RUN_ID, runs shows that run's report.`,
 		}
 		for _, k := range *kinds {
 			switch k {
-			case engine.KindApply, engine.KindRollback, engine.KindDrift, engine.KindProbe:
+			case engine.KindApply, engine.KindRollback, engine.KindDrift, engine.KindProbe, engine.KindMesh:
 			default:
-				return usageErr("--kind %q: use apply, rollback, drift or probe", k)
+				return usageErr("--kind %q: use apply, rollback, drift, probe or mesh", k)
 			}
 		}
 		store := engine.RunStore{Dir: a.v.GetString("state-dir")}

@@ -161,6 +161,9 @@ func (s *switchStreams) subscribe(ctx context.Context, r *intent.Resolved, sw *i
 	sub, ok := drv.(sampler)
 	if !ok {
 		<-s.dialSem
+		if transport == "ssh" {
+			return s.pollSSH(ctx, sw, drv)
+		}
 		return false, fmt.Errorf("%w; %s uses %s", errNoTelemetry, sw.Name, transport)
 	}
 	ports := make([]string, len(sw.Ports))

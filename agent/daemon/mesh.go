@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
+	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -218,7 +219,30 @@ func (a *Agent) mesh(ctx context.Context, cur *loaded, run *history.Run) {
 		return
 	}
 	defer release()
+	// Recorded in the run store too, written ahead, as probes are, so
+	// `rocefab runs` lists mesh runs with the rest.
+	user, host := engine.Actor()
+	store := engine.RunStore{Dir: a.cfg.StateDir}
+	rec, recErr := store.Begin(&engine.RunReport{ID: run.ID, Kind: engine.KindMesh, StartedAt: run.Started,
+		Intent: cur.ref, User: user, Hostname: host, Options: map[string]string{"agent": "true", "trigger": string(run.Trigger)}})
+	if recErr != nil {
+		a.log.Warn("recording the mesh run", zap.Error(recErr))
+	}
 	sum, err := a.deps.Mesh(ctx, cur.res)
+	if rec != nil {
+		_ = rec.Update(func(r *engine.RunReport) {
+			r.FinishedAt, r.Status, r.Result = a.now().UTC(), engine.StatusDone, "success"
+			switch {
+			case err != nil:
+				r.Result, r.Summary = "failure", "mesh: "+err.Error()
+			case sum.Verdict != VerdictPass:
+				r.Result, r.Summary = "failure", fmt.Sprintf("mesh verdict %s, localization %s, %d finding(s) over %d flows", sum.Verdict, sum.Localization, len(sum.Findings), sum.Flows)
+			default:
+				r.Summary = fmt.Sprintf("mesh verdict %s over %d flows", sum.Verdict, sum.Flows)
+			}
+		})
+		_ = rec.End()
+	}
 	if err != nil {
 		a.metrics.mesh.runs.WithLabelValues("error").Inc()
 		a.stopped(ctx, run, fmt.Errorf("mesh: %w", err))

@@ -17,6 +17,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
 	"github.com/rocefab/rocefab/agent/daemon/shard"
+	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -271,8 +272,14 @@ func TestMeshInTheAgent(t *testing.T) {
 		}
 		return r
 	}
-	if r := run(); r.Result != history.ResultSuccess || len(r.Links) != 8 || r.Summary.ByStatus[history.LinkGood] != 8 {
-		t.Fatalf("clean mesh run %s %+v", r.Result, r.Summary)
+	first := run()
+	if first.Result != history.ResultSuccess || len(first.Links) != 8 || first.Summary.ByStatus[history.LinkGood] != 8 {
+		t.Fatalf("clean mesh run %s %+v", first.Result, first.Summary)
+	}
+	// The run store lists it with the CLI's runs (rocefab runs).
+	if rep, err := (engine.RunStore{Dir: cfg.StateDir}).LoadReport(first.ID); err != nil || rep.Kind != engine.KindMesh ||
+		rep.Status != engine.StatusDone || rep.Result != "success" {
+		t.Fatalf("the mesh run in the run store: %+v %v", rep, err)
 	}
 	fm.set(faulty(dscpOn(spine2ToLeaf1)))
 	bad := run()

@@ -47,6 +47,8 @@ const (
 	KindRollback = "rollback"
 	KindDrift    = "drift"
 	KindProbe    = "probe"
+	// KindMesh is the agent's probe mesh over every fabric link.
+	KindMesh = "mesh"
 )
 
 // Run statuses. A report says running from before its first push until it

@@ -683,6 +683,12 @@ func (d *iosDevice) show(s *session, what string) string {
 		return b.String()
 	case what == "lldp neighbors detail | json":
 		return d.showLLDPJSON()
+	case strings.HasSuffix(what, " | json"):
+		if out, ok := d.showJSONIOS(what); ok {
+			return out
+		}
+	}
+	switch {
 	case what == "interface priority-flow-control" && d.nxos:
 		return d.showNXOSPFC()
 	case strings.HasPrefix(what, "queuing interface ") && d.nxos:

@@ -139,6 +139,12 @@ func (d *junosDevice) execOperational(s *session, line string) string {
 		return "Disabling complete-on-space"
 	case line == "show configuration | display set" || line == "show configuration | display set | no-more":
 		return d.display(d.committed)
+	case strings.HasSuffix(line, " | display json"):
+		if out, ok := d.showJSONJunos(line); ok {
+			return out
+		}
+	}
+	switch {
 	case line == "show system commit":
 		return d.showCommits()
 	case line == "show lldp neighbors detail | display json" || line == "show lldp neighbors detail | display json | no-more":

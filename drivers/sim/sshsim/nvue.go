@@ -116,6 +116,12 @@ func (d *nvueDevice) exec(s *session, raw string) string {
 		return nvueEdit(d.staged, f)
 	case len(f) >= 3 && f[0] == "nv" && f[1] == "config":
 		return d.configCmd(f[2:])
+	case len(f) >= 2 && f[0] == "nv" && f[1] == "show":
+		if out, ok := d.showJSONNVUE(f); ok {
+			return out
+		}
+	}
+	switch {
 	case f[0] == "hostname":
 		return d.hostname()
 	case line == "nv show interface -o json":

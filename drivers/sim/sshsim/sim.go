@@ -163,14 +163,17 @@ type Sim struct {
 	ln     net.Listener
 	hostPK gossh.PublicKey
 
-	mu        sync.Mutex
-	dev       personality
-	faults    Faults
-	received  []string
-	conns     map[*gossh.ServerConn]struct{}
-	timers    map[*time.Timer]struct{}
-	closed    bool
-	counters  map[string]*Counters
+	mu       sync.Mutex
+	dev      personality
+	faults   Faults
+	received []string
+	conns    map[*gossh.ServerConn]struct{}
+	timers   map[*time.Timer]struct{}
+	closed   bool
+	counters map[string]*Counters
+	// lossless are the per-priority counters the JSON show commands serve
+	// (countersjson.go), moved only by Jump.
+	lossless  map[prioKey]uint64
 	lldp      []LLDPNeighbor
 	sessions  int
 	authTries int
@@ -260,6 +263,7 @@ func Start(opt Options) (*Sim, error) {
 		conns:    map[*gossh.ServerConn]struct{}{},
 		timers:   map[*time.Timer]struct{}{},
 		counters: map[string]*Counters{},
+		lossless: map[prioKey]uint64{},
 		locks:    map[string]*session{},
 		files:    map[string]string{},
 	}
