@@ -43,8 +43,16 @@ be given as saved output instead, --lldp DEVICE=FILE, parsed as its
 platform prints it (lldpcli JSON for hosts and Linux). A device read no
 way is not read, and the report says so.
 
+--dcbx also reads what each port of a device in a namespace hears from
+its DCBX neighbour (the kernel's DCB netlink peer PFC and APP table, where
+the NIC driver runs DCBX and reports it) and compares the PFC priorities
+and DSCP entries with the intent. The switch platforms document no
+structured DCBX neighbour output, and lldpd decodes none: those are not
+read (docs/intent.md).
+
 Exit status: 0 when no link is miscabled, 1 when one is, a verified link's
-ends disagree, or cabling could not run; 64 on usage errors.`,
+ends disagree, a DCBX neighbour disagrees with the intent, or cabling
+could not run; 64 on usage errors.`,
 		Example: `  rocefab cabling fabric/
   rocefab cabling fabric/ --lldp leaf1=leaf1-lldp.json --lldp gpu03=gpu03-lldpcli.json
   sudo rocefab cabling examples/lab --lldp-socket /run/rflab-lldpd/{name}.sock --output markdown`,
@@ -54,6 +62,7 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 	df := addDeviceFlags(cmd)
 	files := cmd.Flags().StringArray("lldp", nil, "DEVICE=FILE: that device's saved LLDP output, in its platform's format (repeatable)")
 	socket := cmd.Flags().String("lldp-socket", "", "lldpd control socket for lldpcli -u, {name} the device (default: lldpd's own)")
+	withDCBX := cmd.Flags().Bool("dcbx", false, "also read what each port's DCBX neighbour advertises (PFC priorities, DSCP APP table) where the NIC driver reports it, and compare it with the intent")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
 			return err
@@ -62,15 +71,15 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 		if err != nil {
 			return err
 		}
-		given, err := parseLLDPFiles(*files)
-		if err != nil {
-			return err
+		cf := &cablingFlags{on: true, files: *files, socket: *socket}
+		if _, err := parseLLDPFiles(cf.files); err != nil {
+			return err // a usage error before the intent is read
 		}
 		res, err := a.loadIntent(args)
 		if err != nil {
 			return err
 		}
-		rep, err := readCabling(cmd.Context(), res, given, *socket, a.switchLLDP(df, res))
+		rep, err := cf.report(cmd.Context(), res, a.switchLLDP(df, res))
 		if err != nil {
 			return err
 		}
@@ -78,10 +87,13 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 		if out.Consistency, err = a.cabledConsistency(res, rep); err != nil {
 			return err
 		}
+		if *withDCBX {
+			out.DCBX = readDCBX(res, readDCBXPeer)
+		}
 		if err := out.write(a.stdout, format); err != nil {
 			return err
 		}
-		if rep.Verdict == cabling.Fail || out.Consistency.errors() {
+		if rep.Verdict == cabling.Fail || out.Consistency.errors() || (out.DCBX != nil && len(out.DCBX.Findings) > 0) {
 			return exitWith(ExitFailure)
 		}
 		return nil
@@ -94,6 +106,9 @@ ends disagree, or cabling could not run; 64 on usage errors.`,
 type cablingOutput struct {
 	*cabling.Report
 	Consistency cablingConsistency `json:"consistency"`
+	// DCBX is the neighbours' DCBX advertisements against the intent,
+	// with --dcbx.
+	DCBX *cablingDCBX `json:"dcbx,omitempty"`
 }
 
 type cablingConsistency struct {
@@ -147,6 +162,15 @@ func (o cablingOutput) write(w io.Writer, format string) error {
 		for _, s := range c.Skipped {
 			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(s.String(), "|", `\|`))
 		}
+		if d := o.DCBX; d != nil {
+			fmt.Fprintf(&b, "\n### DCBX\n\n%d ports with a DCBX neighbour read, %d findings.\n\n", d.Read, len(d.Findings))
+			for _, f := range d.Findings {
+				fmt.Fprintf(&b, "- **%s** %s\n", f.TLV, strings.ReplaceAll(f.Message, "|", `\|`))
+			}
+			for _, n := range d.Notes {
+				fmt.Fprintf(&b, "- note: %s\n", strings.ReplaceAll(n, "|", `\|`))
+			}
+		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -161,24 +185,60 @@ func (o cablingOutput) write(w io.Writer, format string) error {
 	for _, s := range c.Skipped {
 		fmt.Fprintf(&b, "consistency: %s\n", s)
 	}
+	if d := o.DCBX; d != nil {
+		fmt.Fprintf(&b, "dcbx: %d ports with a DCBX neighbour read, %d findings\n", d.Read, len(d.Findings))
+		for _, f := range d.Findings {
+			fmt.Fprintf(&b, "dcbx: %s\n", f)
+		}
+		for _, n := range d.Notes {
+			fmt.Fprintf(&b, "dcbx: note: %s\n", n)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// cablingFlags read the cabling before a command that trusts it (probe).
+// cablingFlags read the cabling for a command that trusts it (probe) or
+// reports it beside the configuration (plan, drift).
 type cablingFlags struct {
 	on     bool
 	files  []string
 	socket string
 }
 
-func addCablingFlags(cmd *cobra.Command) *cablingFlags {
+func addCablingFlags(cmd *cobra.Command, usage string) *cablingFlags {
 	f := &cablingFlags{}
 	fs := cmd.Flags()
-	fs.BoolVar(&f.on, "cabling", false, "read LLDP first, as rocefab cabling does, and use only the links it verified, naming those skipped")
+	fs.BoolVar(&f.on, "cabling", false, usage)
 	fs.StringArrayVar(&f.files, "lldp", nil, "with --cabling: DEVICE=FILE, that device's saved LLDP output (repeatable)")
 	fs.StringVar(&f.socket, "lldp-socket", "", "with --cabling: lldpd control socket for lldpcli -u, {name} the device")
 	return f
+}
+
+// used reports whether any cabling flag was given.
+func (f *cablingFlags) used(cmd *cobra.Command) bool {
+	for _, n := range []string{"cabling", "lldp", "lldp-socket"} {
+		if cmd.Flags().Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// validate: --lldp and --lldp-socket say how to read the cabling, so they
+// need --cabling; a malformed --lldp is a usage error before any device
+// is read.
+func (f *cablingFlags) validate(cmd *cobra.Command) error {
+	if !f.on {
+		for _, n := range []string{"lldp", "lldp-socket"} {
+			if cmd.Flags().Changed(n) {
+				return usageErr("--%s needs --cabling", n)
+			}
+		}
+		return nil
+	}
+	_, err := parseLLDPFiles(f.files)
+	return err
 }
 
 func parseLLDPFiles(files []string) (map[string]string, error) {
@@ -193,14 +253,20 @@ func parseLLDPFiles(files []string) (map[string]string, error) {
 	return given, nil
 }
 
+// report reads the cabling as rocefab cabling does: the saved files
+// given with --lldp, lldpcli in each namespace, the switches through sw.
+func (f *cablingFlags) report(ctx context.Context, res *intent.Resolved, sw switchLLDPReader) (*cabling.Report, error) {
+	given, err := parseLLDPFiles(f.files)
+	if err != nil {
+		return nil, err
+	}
+	return readCabling(ctx, res, given, f.socket, sw)
+}
+
 // verifiedOnly reads the cabling and returns the intent with only the
 // links LLDP verified, and a note for each link left out.
 func (f *cablingFlags) verifiedOnly(ctx context.Context, res *intent.Resolved, sw switchLLDPReader) (*intent.Resolved, []string, error) {
-	given, err := parseLLDPFiles(f.files)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := readCabling(ctx, res, given, f.socket, sw)
+	rep, err := f.report(ctx, res, sw)
 	if err != nil {
 		return nil, nil, err
 	}

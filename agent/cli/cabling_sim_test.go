@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +31,41 @@ func TestCablingFromSimulatedSwitches(t *testing.T) {
 		{Name: "leaf-junos", Kind: enginetest.Junos},
 		{Name: "leaf-sonicssh", Kind: enginetest.SONiCSSH},
 	})
+	path := lldpSimFabric(t, f, "leaf-eos")
+	code, out, stderr := runCLI(t, "", "cabling", path, "--state-dir", t.TempDir(), "--timeout", "10s", "-o", "json")
+	var rep cabling.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, stderr)
+	}
+	if code != ExitFailure {
+		t.Errorf("exit %d, want %d for the miscabled EOS links", code, ExitFailure)
+	}
+	got := map[string]cabling.Status{}
+	for _, fd := range rep.Findings {
+		sw := fd.Link[strings.Index(fd.Link, "– ")+len("– "):]
+		sw, _, _ = strings.Cut(sw, ":")
+		if prev, ok := got[sw]; ok && prev != fd.Status {
+			t.Errorf("%s's links differ: %s and %s", sw, prev, fd.Status)
+		}
+		got[sw] = fd.Status
+	}
+	want := map[string]cabling.Status{"leaf-nxos": cabling.Verified, "leaf-eos": cabling.Miscabled, "leaf-nvue": cabling.Verified,
+		"leaf-sonic": cabling.Verified, "leaf-oc": cabling.Verified, "leaf-junos": cabling.Verified, "leaf-sonicssh": cabling.Unread}
+	for sw, st := range want {
+		if got[sw] != st {
+			t.Errorf("%s's links are %s, want %s\n%s", sw, got[sw], st, out)
+		}
+	}
+	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "leaf-sonicssh not read: rocefab reads no LLDP over ssh from sonic; give its LLDP output with --lldp leaf-sonicssh=FILE") {
+		t.Errorf("notes do not say leaf-sonicssh was not read:\n%s", notes)
+	}
+}
+
+// lldpSimFabric cables two hosts to each simulated switch, makes each
+// switch's LLDP answer say who is on its ports (the swapped switches'
+// two host cables crossed) and writes the intent, returning its path.
+func lldpSimFabric(t *testing.T, f *enginetest.Fleet, swapped ...string) string {
+	t.Helper()
 	var hosts, links strings.Builder
 	n := 0
 	for _, sw := range f.Switches {
@@ -42,7 +78,7 @@ func TestCablingFromSimulatedSwitches(t *testing.T) {
 		}
 		// What each port hears; the EOS leaf's cables are swapped.
 		heard := []string{host(0), host(1)}
-		if sw.Name == "leaf-eos" {
+		if slices.Contains(swapped, sw.Name) {
 			heard = []string{host(1), host(0)}
 		}
 		switch {
@@ -76,31 +112,5 @@ func TestCablingFromSimulatedSwitches(t *testing.T) {
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := runCLI(t, "", "cabling", path, "--state-dir", t.TempDir(), "--timeout", "10s", "-o", "json")
-	var rep cabling.Report
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, stderr)
-	}
-	if code != ExitFailure {
-		t.Errorf("exit %d, want %d for the miscabled EOS links", code, ExitFailure)
-	}
-	got := map[string]cabling.Status{}
-	for _, fd := range rep.Findings {
-		sw := fd.Link[strings.Index(fd.Link, "– ")+len("– "):]
-		sw, _, _ = strings.Cut(sw, ":")
-		if prev, ok := got[sw]; ok && prev != fd.Status {
-			t.Errorf("%s's links differ: %s and %s", sw, prev, fd.Status)
-		}
-		got[sw] = fd.Status
-	}
-	want := map[string]cabling.Status{"leaf-nxos": cabling.Verified, "leaf-eos": cabling.Miscabled, "leaf-nvue": cabling.Verified,
-		"leaf-sonic": cabling.Verified, "leaf-oc": cabling.Verified, "leaf-junos": cabling.Verified, "leaf-sonicssh": cabling.Unread}
-	for sw, st := range want {
-		if got[sw] != st {
-			t.Errorf("%s's links are %s, want %s\n%s", sw, got[sw], st, out)
-		}
-	}
-	if notes := strings.Join(rep.Notes, "\n"); !strings.Contains(notes, "leaf-sonicssh not read: rocefab reads no LLDP over ssh from sonic; give its LLDP output with --lldp leaf-sonicssh=FILE") {
-		t.Errorf("notes do not say leaf-sonicssh was not read:\n%s", notes)
-	}
+	return path
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/junit"
+	"github.com/rocefab/rocefab/validators/cabling"
 	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/localize"
 	"github.com/rocefab/rocefab/validators/probe"
@@ -88,6 +89,19 @@ func writePlanJUnit(w io.Writer, p *compliance.Plan, v compliance.View) error {
 			c.SystemOut = strings.TrimSpace(head + "\n" + body)
 		}
 		s.Add(c)
+	}
+	// With --cabling, one case per link: miscabled fails, verified passes,
+	// missing, unexpected and unread pass with the finding as output.
+	if p.Cabling != nil {
+		for _, f := range p.Cabling.Findings {
+			c := junit.Case{Name: f.Link, Classname: p.Kind + ".cabling"}
+			if f.Status == cabling.Miscabled {
+				c.Failure = &junit.Problem{Message: f.Message, Type: string(f.Status), Text: f.Message}
+			} else {
+				c.SystemOut = string(f.Status) + ": " + f.Message
+			}
+			s.Add(c)
+		}
 	}
 	return junit.Write(w, "rocefab", p.CreatedAt, s)
 }

@@ -28,7 +28,13 @@ once with the port range (Ethernet1/[1-32]), devices with identical changes
 share one section, and each platform's changes read in its own form. The
 Markdown (a pull-request comment) stays under --markdown-limit characters
 for any fleet: past it, sections are left out and the comment links
---full-plan-url, where the workflow keeps the full plan.`,
+--full-plan-url, where the workflow keeps the full plan.
+
+--cabling also reads every device's LLDP neighbours as 'rocefab cabling'
+does (--lldp DEVICE=FILE, --lldp-socket) and adds the cabling to the
+report, before the devices: each intent link verified, miscabled (both
+ends named), missing, unexpected or unread. A miscabled link means the
+settings planned for a port are for the wrong peer: plan exits 1.`,
 		Args: requireArgs(1, "intent PATH or a saved PLANFILE"),
 	}
 	output := outputFlag(cmd, "text", "json", "markdown", "junit")
@@ -37,6 +43,7 @@ for any fleet: past it, sections are left out and the comment links
 	devices := cmd.Flags().StringSlice("device", nil, "plan only these devices")
 	vf := addViewFlags(cmd)
 	df := addDeviceFlags(cmd)
+	cf := addCablingFlags(cmd, "also read every device's LLDP neighbours, as rocefab cabling does, and report each intent link verified, miscabled, missing or unexpected")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
 			return err
@@ -47,8 +54,8 @@ for any fleet: past it, sections are left out and the comment links
 		}
 		if len(args) == 1 && compliance.IsPlanFile(args[0]) {
 			// A saved plan, shown again as it was planned.
-			if *out != "" || len(*devices) > 0 {
-				return usageErr("a saved plan is shown as it is: --out and --device need intent")
+			if *out != "" || len(*devices) > 0 || cf.used(cmd) {
+				return usageErr("a saved plan is shown as it is: --out, --device and --cabling need intent")
 			}
 			p, err := compliance.LoadPlan(args[0])
 			if err != nil {
@@ -59,7 +66,7 @@ for any fleet: past it, sections are left out and the comment links
 			}
 			return planExit(p, *detailed)
 		}
-		p, err := a.checkFabric(cmd, args, df, *devices, (*engine.Engine).Plan)
+		p, err := a.checkFabric(cmd, args, df, cf, *devices, (*engine.Engine).Plan)
 		if err != nil {
 			return err
 		}
@@ -85,7 +92,8 @@ func newDriftCommand(a *app) *cobra.Command {
 shows the exact diff (running -> intent); an unreachable device is never
 counted as compliant. Each difference is classed by what it does to the
 lossless class: drift that breaks it (the RoCE DSCP remapped to a lossy
-queue, PFC off, a lower MTU) is shown first.`,
+queue, PFC off, a lower MTU) is shown first. --cabling adds the LLDP
+cabling as plan --cabling does, and a miscabled link exits 1.`,
 		Args: requireArgs(1, "intent PATH"),
 	}
 	output := outputFlag(cmd, "text", "json", "markdown", "junit")
@@ -93,6 +101,7 @@ queue, PFC off, a lower MTU) is shown first.`,
 	devices := cmd.Flags().StringSlice("device", nil, "check only these devices")
 	vf := addViewFlags(cmd)
 	df := addDeviceFlags(cmd)
+	cf := addCablingFlags(cmd, "also read every device's LLDP neighbours, as rocefab cabling does, and report each intent link verified, miscabled, missing or unexpected")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
 			return err
@@ -107,7 +116,7 @@ queue, PFC off, a lower MTU) is shown first.`,
 			p, _, err := e.DriftRun(ctx, r, ref, sel, "")
 			return p, err
 		}
-		p, err := a.checkFabric(cmd, args, df, *devices, drift)
+		p, err := a.checkFabric(cmd, args, df, cf, *devices, drift)
 		if err != nil {
 			return err
 		}
@@ -124,7 +133,10 @@ type checkFunc func(*engine.Engine, context.Context, *intent.Resolved, complianc
 
 // checkFabric loads the intent and plans or drift-checks the selected
 // devices, as plan and drift do alike.
-func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, devices []string, check checkFunc) (*compliance.Plan, error) {
+func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, cf *cablingFlags, devices []string, check checkFunc) (*compliance.Plan, error) {
+	if err := cf.validate(cmd); err != nil {
+		return nil, err
+	}
 	res, err := a.loadIntent(args)
 	if err != nil {
 		return nil, err
@@ -138,6 +150,13 @@ func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, de
 		return nil, err
 	}
 	a.classify(p, res)
+	if cf.on {
+		// The whole fabric's cabling, whatever --device selects: a
+		// device's links have two ends.
+		if p.Cabling, err = cf.report(cmd.Context(), res, a.switchLLDP(df, res)); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -153,11 +172,12 @@ func writePlan(a *app, format string, p *compliance.Plan, v compliance.View) err
 	return compliance.WriteTextView(a.stdout, p, v)
 }
 
-// planExit: 1 when any device failed; with --detailed-exitcode, 2 when
-// there are changes or drift; otherwise 0.
+// planExit: 1 when any device failed or, with --cabling, a link is
+// miscabled; with --detailed-exitcode, 2 when there are changes or drift;
+// otherwise 0.
 func planExit(p *compliance.Plan, detailed bool) error {
 	switch {
-	case p.HasFailures():
+	case p.HasFailures(), p.Miscabled():
 		return exitWith(ExitFailure)
 	case detailed && p.HasChanges():
 		return exitWith(ExitChanges)

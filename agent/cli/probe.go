@@ -54,7 +54,7 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 	noCounters := cmd.Flags().Bool("no-counters", false, "do not read switch PFC/ECN counters around the probe")
 	mf := addMeshFlags(cmd)
 	df := addDeviceFlags(cmd)
-	cf := addCablingFlags(cmd)
+	cf := addCablingFlags(cmd, "read LLDP first, as rocefab cabling does, and use only the links it verified, naming those skipped")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := df.validate(a); err != nil {
 			return err
@@ -65,6 +65,9 @@ Exit status: 0 every pair passes, 1 any verdict fails, 64 usage error.`,
 		}
 		if *engineName != "builtin" && *engineName != "perftest" {
 			return usageErr("--engine %q: use builtin or perftest", *engineName)
+		}
+		if err := cf.validate(cmd); err != nil {
+			return err
 		}
 		res, err := a.loadIntent(args)
 		if err != nil {

@@ -3,6 +3,7 @@ package cabling
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -266,4 +267,50 @@ func TestReportRendering(t *testing.T) {
 	if d := cmp.Diff(rep, &back); d != "" {
 		t.Errorf("JSON round trip (-want +got):\n%s", d)
 	}
+}
+
+// TestMarkdownBodyRoom: within a room the table keeps what needs a person
+// first and counts the rows it leaves out; unbounded it shows them all.
+func TestMarkdownBodyRoom(t *testing.T) {
+	rep := Classify(testLinks, testKnown, Observed{Read: []string{"leaf1", "gpu03", "gpu04"}, Neighbors: []Neighbor{
+		nb("gpu03:ens1f0", "leaf1", "Ethernet8", ""),
+		nb("gpu04:ens1f0", "leaf1", "Ethernet7", ""),
+		nb("leaf1:Ethernet8", "gpu03", "ens1f0", ""),
+		nb("leaf1:Ethernet7", "gpu04", "ens1f0", ""),
+	}})
+	full := rep.MarkdownBody(-1, 3)
+	rows := strings.Count(full, "\n| `")
+	if rows != len(rep.Findings) || strings.Contains(full, "not shown") {
+		t.Fatalf("unbounded: %d rows for %d findings:\n%s", rows, len(rep.Findings), full)
+	}
+	for _, tc := range []struct {
+		room, rows int
+	}{
+		{len(full) + 100, rows},
+		{72 + rowLen(full) + 1 + 80 + 5, 1}, // the header, the first row, the count line
+		{100, 0},
+	} {
+		got := rep.MarkdownBody(tc.room, 3)
+		if len(got) > tc.room {
+			t.Errorf("room %d: %d characters", tc.room, len(got))
+		}
+		if n := strings.Count(got, "\n| `"); n != tc.rows {
+			t.Errorf("room %d: %d rows, want %d:\n%s", tc.room, n, tc.rows, got)
+		}
+		if left := rows - strings.Count(got, "\n| `"); left > 0 && !strings.Contains(got, fmt.Sprintf("%d more link(s) not shown", left)) {
+			t.Errorf("room %d: the %d rows left out are not counted:\n%s", tc.room, left, got)
+		}
+		if strings.Count(got, "\n| `") > 0 && !strings.Contains(got, "**miscabled**") {
+			t.Errorf("room %d: the miscabled rows are not kept first:\n%s", tc.room, got)
+		}
+	}
+}
+
+func rowLen(md string) int {
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "| `") {
+			return len(l)
+		}
+	}
+	return 0
 }

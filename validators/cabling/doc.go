@@ -4,4 +4,6 @@
 // Parsers turn each platform's LLDP neighbour output (lldpd's lldpcli,
 // OpenConfig lldp, NX-OS, EOS, Junos, NVUE, SONiC's APPL_DB) into Neighbors;
 // Classify is a pure function of the intent and those neighbours.
+// CheckDCBX compares what a port's DCBX neighbour advertises (PFC
+// priorities, the APP table's DSCP entries) with the intent of the port.
 package cabling

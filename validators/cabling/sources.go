@@ -40,3 +40,25 @@ var Sources = []Source{
 		"sonic-net/sonic-dbsyncd src/lldp_syncd/daemon.py (writes LLDP_ENTRY_TABLE:<port> with lldp_rem_sys_name, lldp_rem_port_id, " +
 			"lldp_rem_port_desc) and its tests/mock_tables/LLDP_ENTRY_TABLE.json (the flat TABLE:key form)"},
 }
+
+// DCBXSources cite where the DCBX neighbour state rocefab reads is
+// documented, and the platforms it looked at and does not read (no
+// documented structured output of the peer's TLVs).
+var DCBXSources = []Source{
+	{"linux", "DCB netlink RTM_GETDCB DCB_CMD_IEEE_GET: DCB_ATTR_IEEE_PEER_PFC (struct ieee_pfc), DCB_ATTR_IEEE_PEER_APP (DCB_ATTR_IEEE_APP entries, struct dcb_app)",
+		"torvalds/linux include/uapi/linux/dcbnl.h (enum ieee_attrs: PEER_PFC and PEER_APP \"get only\"; struct ieee_pfc, struct dcb_app, " +
+			"IEEE_8021QAZ_APP_SEL_DSCP) and net/dcb/dcbnl.c dcbnl_ieee_fill and dcbnl_build_peer_app (filled from the driver's " +
+			"ieee_peer_getpfc and peer_getappinfo/peer_getapptable, only when it implements them)"},
+	{"linux (lldpd)", "not read: lldpcli decodes no DCBX TLVs",
+		"lldpd/lldpd, the open request \"DCB[X] support\": https://github.com/lldpd/lldpd/issues/718; lldpad's lldptool -V PFC/APP prints text"},
+	{"nxos", "not read: show lldp dcbx interface has no documented JSON",
+		"Cisco Nexus 9000 NX-API CLI Reference, LLDP commands (show lldp all | json gives only lldp_dcbx Y/N per port): " +
+			"https://developer.cisco.com/docs/cisco-nexus-9000-series-nx-api-cli-reference-release-9-3x/lldp-commands"},
+	{"eos", "not read: no documented JSON of show dcbx [interface] found", "Arista EOS User Manual, DCBX (show dcbx); public eAPI code (anta, pyeapi) reads no DCBX"},
+	{"junos", "not read: show dcbx neighbors documents text; the RPC get-dcbx-neighbor-information's XML is not documented",
+		"https://www.juniper.net/documentation/us/en/software/junos/storage/traffic-mgmt-qfx/topics/ref/command/show-dcbx-neighbors.html"},
+	{"cumulus", "not read: NVUE configures DCBX TLVs to send (lldp dcbx-pfc-tlv, application-tlv) but shows no neighbour's",
+		"NVIDIA NVUE Command Reference, LLDP set and show commands: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/LLDP/"},
+	{"openconfig", "not read: openconfig-lldp models no DCBX TLVs", "openconfig/public release/models/lldp/openconfig-lldp.yang"},
+	{"sonic", "not read: SONiC runs lldpd, which decodes no DCBX", "as linux (lldpd)"},
+}

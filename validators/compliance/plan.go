@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/cabling"
 )
 
 // PlanSchema versions saved and JSON plans.
@@ -34,6 +35,9 @@ type Plan struct {
 	Intent        IntentRef    `json:"intent"`
 	Devices       []DevicePlan `json:"devices"`
 	Summary       Summary      `json:"summary"`
+	// Cabling is the LLDP cabling check of the intent's links, when it
+	// was asked for (plan and drift --cabling).
+	Cabling *cabling.Report `json:"cabling,omitempty"`
 }
 
 // IntentRef says which intent a plan was made from.
@@ -142,6 +146,12 @@ func (p *Plan) HasChanges() bool {
 // HasFailures reports whether any device could not be planned or checked.
 func (p *Plan) HasFailures() bool {
 	return p.Summary.ByStatus[StatusError]+p.Summary.ByStatus[StatusUnreachable]+p.Summary.ByStatus[StatusConflict] > 0
+}
+
+// Miscabled reports whether the cabling check found a miscabled link:
+// the settings planned for a port are for another peer than it has.
+func (p *Plan) Miscabled() bool {
+	return p.Cabling != nil && p.Cabling.Verdict == cabling.Fail
 }
 
 // Device returns the named device's plan.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/validators/cabling"
 )
 
 // DefaultMarkdownLimit keeps a Markdown plan inside a GitHub pull-request
@@ -71,6 +72,12 @@ func WriteTextView(w io.Writer, p *Plan, v View) error {
 	b.WriteByte('\n')
 	for _, l := range SummaryLines(p) {
 		b.WriteString(l + "\n")
+	}
+	if p.Cabling != nil {
+		fmt.Fprintf(b, "\nCabling (LLDP): %s\n", p.Cabling.Headline())
+		for _, l := range p.Cabling.TextLines() {
+			b.WriteString("  " + l + "\n")
+		}
 	}
 	sections := Sections(p, v)
 	for _, s := range sections {
@@ -418,6 +425,21 @@ func WriteMarkdownView(w io.Writer, p *Plan, v View) error {
 	if len(p.Devices) <= deviceTableMax {
 		b.WriteByte('\n')
 		writeDeviceTable(b, p)
+	}
+	if p.Cabling != nil {
+		// Before the device sections, so a long plan cannot push a
+		// miscabled link out of the comment; its table takes at most a
+		// quarter of the limit.
+		verdict := strings.ToUpper(string(p.Cabling.Verdict))
+		if p.Cabling.Verdict == cabling.Fail {
+			verdict = "**" + verdict + "**"
+		}
+		room := -1
+		if limit > 0 {
+			room = limit / 4
+		}
+		fmt.Fprintf(b, "\n#### Cabling (LLDP): %s\n\n%s\n", verdict, p.Cabling.Counts()+".")
+		b.WriteString("\n" + p.Cabling.MarkdownBody(room, 5))
 	}
 	sections := Sections(p, v)
 	footer := func(left, leftDevices int) string {

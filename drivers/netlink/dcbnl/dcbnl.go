@@ -32,6 +32,8 @@ const (
 	AttrIEEEETS      = 1  // struct ieee_ets
 	AttrIEEEPFC      = 2  // struct ieee_pfc
 	AttrIEEEAppTable = 3  // nested DCB_ATTR_IEEE_APP / DCB_ATTR_DCB_APP
+	AttrIEEEPeerPFC  = 5  // DCB_ATTR_IEEE_PEER_PFC: struct ieee_pfc the DCBX peer advertises (get only)
+	AttrIEEEPeerApp  = 6  // DCB_ATTR_IEEE_PEER_APP: nested DCB_ATTR_IEEE_APP, the peer's APP TLV (get only)
 	AttrIEEEMaxrate  = 7  // struct ieee_maxrate
 	AttrDCBBuffer    = 10 // struct dcbnl_buffer
 	AttrAppTrust     = 11 // DCB_ATTR_DCB_APP_TRUST_TABLE, nested u8 selectors
@@ -180,6 +182,13 @@ type IEEE struct {
 	Trust []uint8
 	// TrustPresent: the device reported a trust table.
 	TrustPresent bool
+	// PeerPFC and PeerApps are what the DCBX neighbour advertises, present
+	// only when the driver runs DCBX and reports its peer (the kernel
+	// fills them from ieee_peer_getpfc and peer_getapptable); they are
+	// never sent.
+	PeerPFC         *PFC
+	PeerApps        []App
+	PeerAppsPresent bool
 }
 
 // Reply is a decoded RTM_GETDCB/RTM_SETDCB answer.
@@ -336,19 +345,19 @@ func parseIEEE(b []byte) (*IEEE, error) {
 			out.PFC = &p
 		case AttrIEEEAppTable:
 			out.AppsPresent = true
-			entries, err := ParseAttrs(a.Data)
-			if err != nil {
+			if out.Apps, err = parseAppTable(a.Data); err != nil {
 				return nil, fmt.Errorf("APP table: %w", err)
 			}
-			for _, e := range entries {
-				if e.Type != AttrIEEEApp && e.Type != AttrDCBApp {
-					continue
-				}
-				app, err := ParseApp(e.Data)
-				if err != nil {
-					return nil, err
-				}
-				out.Apps = append(out.Apps, app)
+		case AttrIEEEPeerPFC:
+			p, err := ParsePFC(a.Data)
+			if err != nil {
+				return nil, fmt.Errorf("peer PFC: %w", err)
+			}
+			out.PeerPFC = &p
+		case AttrIEEEPeerApp:
+			out.PeerAppsPresent = true
+			if out.PeerApps, err = parseAppTable(a.Data); err != nil {
+				return nil, fmt.Errorf("peer APP table: %w", err)
 			}
 		case AttrAppTrust:
 			out.TrustPresent = true
@@ -363,6 +372,28 @@ func parseIEEE(b []byte) (*IEEE, error) {
 				out.Trust = append(out.Trust, e.Data[0])
 			}
 		}
+	}
+	return out, nil
+}
+
+// parseAppTable decodes a nest of DCB_ATTR_IEEE_APP / DCB_ATTR_DCB_APP
+// entries; the peer table may also carry a DCB_ATTR_IEEE_APP_UNSPEC info
+// block, skipped.
+func parseAppTable(b []byte) ([]App, error) {
+	entries, err := ParseAttrs(b)
+	if err != nil {
+		return nil, err
+	}
+	var out []App
+	for _, e := range entries {
+		if e.Type != AttrIEEEApp && e.Type != AttrDCBApp {
+			continue
+		}
+		app, err := ParseApp(e.Data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, app)
 	}
 	return out, nil
 }

@@ -203,6 +203,58 @@ func TestParseReply(t *testing.T) {
 	}
 }
 
+// kernelPeerReply is an IEEE_GET answer from a driver that runs DCBX and
+// reports its peer, as dcbnl_ieee_fill lays it out: after the local APP
+// table, DCB_ATTR_IEEE_PEER_PFC (struct ieee_pfc) and
+// DCB_ATTR_IEEE_PEER_APP, a nest of DCB_ATTR_IEEE_APP entries built by
+// dcbnl_build_peer_app (no info block for IEEE). The peer enables PFC on
+// priority 4 and maps DSCP 26 to priority 0.
+func kernelPeerReply() []byte {
+	local := attr(AttrIEEEApp, App{SelDSCP, 3, 26}.Marshal())
+	peerPFC := PFC{Cap: 8, Enable: 0x10}
+	peerApps := append(attr(AttrIEEEApp, App{SelDSCP, 0, 26}.Marshal()), attr(AttrIEEEApp, App{SelDSCP, 6, 48}.Marshal())...)
+	inner := append(attr(AttrIEEEPFC, PFC{Cap: 8, Enable: 0x08}.Marshal()), attr(AttrIEEEAppTable|0x8000, local)...)
+	inner = append(inner, attr(AttrIEEEPeerPFC, peerPFC.Marshal())...)
+	inner = append(inner, attr(AttrIEEEPeerApp|0x8000, peerApps)...)
+	b := append([]byte{0, CmdIEEEGet, 0, 0}, attr(AttrIfname, []byte("ens1f0np0\x00"))...)
+	b = append(b, attr(AttrIEEE|0x8000, inner)...)
+	return append(b, attr(AttrDCBX, []byte{0x05})...)
+}
+
+func TestParsePeer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		msg     []byte
+		pfc     *PFC
+		apps    []App
+		present bool
+	}{
+		{"peer reported", kernelPeerReply(), &PFC{Cap: 8, Enable: 0x10}, []App{{SelDSCP, 0, 26}, {SelDSCP, 6, 48}}, true},
+		{"no peer (host-managed DCBX, mlx5)", kernelGetReply(), nil, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ParseReply(tc.msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.pfc, r.IEEE.PeerPFC); d != "" {
+				t.Errorf("peer PFC (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(tc.apps, r.IEEE.PeerApps); d != "" {
+				t.Errorf("peer APP (-want +got):\n%s", d)
+			}
+			if r.IEEE.PeerAppsPresent != tc.present {
+				t.Errorf("peer APP present %v, want %v", r.IEEE.PeerAppsPresent, tc.present)
+			}
+		})
+	}
+	// A peer PFC shorter than struct ieee_pfc is malformed, not zero.
+	bad := append([]byte{0, CmdIEEEGet, 0, 0}, attr(AttrIEEE|0x8000, attr(AttrIEEEPeerPFC, make([]byte, 10)))...)
+	if _, err := ParseReply(bad); !errors.Is(err, ErrMalformed) {
+		t.Errorf("short peer PFC: %v, want ErrMalformed", err)
+	}
+}
+
 func TestParseSetStatus(t *testing.T) {
 	// dcbnl_ieee_set answers nla_put_u8(DCB_ATTR_IEEE, err): -EOPNOTSUPP.
 	b := append([]byte{0, CmdIEEESet, 0, 0}, attr(AttrIEEE, []byte{uint8(0x100 - 95)})...)
@@ -289,6 +341,7 @@ func TestTrustNames(t *testing.T) {
 
 func FuzzParseReply(f *testing.F) {
 	f.Add(kernelGetReply())
+	f.Add(kernelPeerReply())
 	f.Add(GetIEEE("eth0"))
 	f.Add(SetDCBX("eth0", 9))
 	f.Add(append([]byte{0, CmdIEEESet, 0, 0}, attr(AttrIEEE, []byte{0xa1})...))

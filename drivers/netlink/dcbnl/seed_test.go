@@ -14,6 +14,7 @@ func TestWriteSeedCorpus(t *testing.T) {
 	dir := filepath.Join("testdata", "fuzz", "FuzzParseReply")
 	seeds := map[string][]byte{
 		"kernel-ieee-get":       kernelGetReply(),
+		"kernel-ieee-get-peer":  kernelPeerReply(),
 		"request-ieee-get":      GetIEEE("eth0"),
 		"request-sdcbx":         SetDCBX("eth0", DCBXHost|DCBXVerIEEE),
 		"set-status-eopnotsupp": append([]byte{0, CmdIEEESet, 0, 0}, attr(AttrIEEE, []byte{0xa1})...),
