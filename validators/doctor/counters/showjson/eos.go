@@ -1,7 +1,7 @@
 package showjson
 
 import (
-	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/rocefab/rocefab/validators/doctor/counters"
@@ -16,34 +16,52 @@ var eosPlatform = &Platform{Name: "eos", commands: func(ports []string) []Comman
 		Command{Line: "show interfaces counters queue detail | json", parse: ParseEOSQueueDetail})
 }}
 
-// ParseEOSPFCDetail reads `show interfaces <port> priority-flow-control
-// counters detail | json`: interfaces.<port>.priorities.<prio> rxFrames
-// and txFrames.
-func ParseEOSPFCDetail(out []byte, _ string) ([]counters.Sample, error) {
+// eosEntries decodes an EOS table reached by the keys of top, holding
+// ports, each holding (under the keys of below) entries numbered by a
+// priority, queue or "TC<n>" traffic class; each calls fn, whose samples
+// are collected.
+func eosEntries(out []byte, top, below []string, fn func(port string, n int, entry any) []counters.Sample) ([]counters.Sample, error) {
 	root, err := decode(out)
 	if err != nil {
 		return nil, err
 	}
-	ifs, ok := root["interfaces"].(map[string]any)
+	var ifs any = root
+	for _, k := range top {
+		ifs = obj(ifs)[k]
+	}
+	ports, ok := ifs.(map[string]any)
 	if !ok {
-		return nil, errors.New(`no "interfaces" object in the output`)
+		return nil, fmt.Errorf("no %q object in the output", strings.Join(top, "."))
 	}
 	var res []counters.Sample
-	for port, v := range ifs {
-		for p, c := range obj(obj(v)["priorities"]) {
-			prio, ok := leadingInt(p)
-			if !ok {
-				continue
-			}
-			if n, ok := num(obj(c)["rxFrames"]); ok {
-				res = append(res, sample(port, counters.SwitchPFCRx(prio), n))
-			}
-			if n, ok := num(obj(c)["txFrames"]); ok {
-				res = append(res, sample(port, counters.SwitchPFCTx(prio), n))
+	for port, v := range ports {
+		for _, k := range below {
+			v = obj(v)[k]
+		}
+		for key, entry := range obj(v) {
+			if n, ok := leadingInt(strings.TrimPrefix(key, "TC")); ok {
+				res = append(res, fn(port, n, entry)...)
 			}
 		}
 	}
 	return named(res), nil
+}
+
+// one is the sample of a counter when v holds a number, else none.
+func one(port, counter string, v any) []counters.Sample {
+	if n, ok := num(v); ok {
+		return []counters.Sample{sample(port, counter, n)}
+	}
+	return nil
+}
+
+// ParseEOSPFCDetail reads `show interfaces <port> priority-flow-control
+// counters detail | json`: interfaces.<port>.priorities.<prio> rxFrames
+// and txFrames.
+func ParseEOSPFCDetail(out []byte, _ string) ([]counters.Sample, error) {
+	return eosEntries(out, []string{"interfaces"}, []string{"priorities"}, func(port string, prio int, c any) []counters.Sample {
+		return append(one(port, counters.SwitchPFCRx(prio), obj(c)["rxFrames"]), one(port, counters.SwitchPFCTx(prio), obj(c)["txFrames"])...)
+	})
 }
 
 // ParseEOSWatchdog reads `show priority-flow-control counters watchdog |
@@ -51,54 +69,18 @@ func ParseEOSPFCDetail(out []byte, _ string) ([]counters.Sample, error) {
 // watchdog found the queue stuck. EOS lists an interface only after its
 // first event, so {"interfaces": {}} is a valid answer.
 func ParseEOSWatchdog(out []byte, _ string) ([]counters.Sample, error) {
-	root, err := decode(out)
-	if err != nil {
-		return nil, err
-	}
-	ifs, ok := root["interfaces"].(map[string]any)
-	if !ok {
-		return nil, errors.New(`no "interfaces" object in the output`)
-	}
-	var res []counters.Sample
-	for port, v := range ifs {
-		for qs, c := range obj(obj(v)["txQueues"]) {
-			q, ok := leadingInt(qs)
-			if !ok {
-				continue
-			}
-			if n, ok := num(obj(c)["stuckCount"]); ok {
-				res = append(res, sample(port, counters.SwitchPFCWatchdog(q), n))
-			}
-		}
-	}
-	return named(res), nil
+	return eosEntries(out, []string{"interfaces"}, []string{"txQueues"}, func(port string, q int, c any) []counters.Sample {
+		return one(port, counters.SwitchPFCWatchdog(q), obj(c)["stuckCount"])
+	})
 }
 
 // ParseEOSECN reads `show qos interfaces ecn counters queue | json`:
 // intfQueueCounters.<port>.queueCounters.<queue>, ECN-marked packets as a
 // string, "-" where the queue has no ECN.
 func ParseEOSECN(out []byte, _ string) ([]counters.Sample, error) {
-	root, err := decode(out)
-	if err != nil {
-		return nil, err
-	}
-	ifs, ok := root["intfQueueCounters"].(map[string]any)
-	if !ok {
-		return nil, errors.New(`no "intfQueueCounters" object in the output`)
-	}
-	var res []counters.Sample
-	for port, v := range ifs {
-		for qs, c := range obj(obj(v)["queueCounters"]) {
-			q, ok := leadingInt(qs)
-			if !ok {
-				continue
-			}
-			if n, ok := num(c); ok {
-				res = append(res, sample(port, counters.SwitchECNMarked(q), n))
-			}
-		}
-	}
-	return named(res), nil
+	return eosEntries(out, []string{"intfQueueCounters"}, []string{"queueCounters"}, func(port string, q int, c any) []counters.Sample {
+		return one(port, counters.SwitchECNMarked(q), c)
+	})
 }
 
 // ParseEOSQueueDetail reads `show interfaces counters queue detail |
@@ -106,32 +88,17 @@ func ParseEOSECN(out []byte, _ string) ([]counters.Sample, error) {
 // .TC<n>.dropPrecedences.DP<k>.droppedPackets, summed over the drop
 // precedences (RoCE is unicast).
 func ParseEOSQueueDetail(out []byte, _ string) ([]counters.Sample, error) {
-	root, err := decode(out)
-	if err != nil {
-		return nil, err
-	}
-	ifs, ok := obj(root["egressQueueCounters"])["interfaces"].(map[string]any)
-	if !ok {
-		return nil, errors.New(`no "egressQueueCounters.interfaces" object in the output`)
-	}
-	var res []counters.Sample
-	for port, v := range ifs {
-		for tc, c := range obj(obj(obj(v)["ucastQueues"])["trafficClasses"]) {
-			q, ok := leadingInt(strings.TrimPrefix(tc, "TC"))
-			if !ok {
-				continue
-			}
-			var drops uint64
-			seen := false
-			for _, dp := range obj(obj(c)["dropPrecedences"]) {
-				if n, ok := num(obj(dp)["droppedPackets"]); ok {
-					drops, seen = drops+n, true
-				}
-			}
-			if seen {
-				res = append(res, sample(port, counters.SwitchQueueDrops(q), drops))
+	return eosEntries(out, []string{"egressQueueCounters", "interfaces"}, []string{"ucastQueues", "trafficClasses"}, func(port string, q int, c any) []counters.Sample {
+		var drops uint64
+		seen := false
+		for _, dp := range obj(obj(c)["dropPrecedences"]) {
+			if n, ok := num(obj(dp)["droppedPackets"]); ok {
+				drops, seen = drops+n, true
 			}
 		}
-	}
-	return named(res), nil
+		if !seen {
+			return nil
+		}
+		return []counters.Sample{sample(port, counters.SwitchQueueDrops(q), drops)}
+	})
 }
