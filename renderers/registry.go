@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Renderer renders the complete lossless configuration of one switch.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // What several platforms render alike lives here, so a fix reaches them all.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // TestCLIBytesPair: NX-OS and EOS thresholds carry one unit keyword for

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/internal/secret"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestAgentRefusesWeakTokens: a token of one space, a short or repetitive

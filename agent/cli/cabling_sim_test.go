@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/cabling"
 )
 

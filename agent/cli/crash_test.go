@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // These tests run the rocefab binary users run, built from cmd/rocefab,

@@ -5,9 +5,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // readDevice connects to a planned device as apply does (its transport,

@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/earlier"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // deviceFlags are shared by every command that contacts devices. Turning

@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/consistency"
 )
 

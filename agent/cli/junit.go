@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/junit"
 	"github.com/rocefab/rocefab/validators/cabling"
-	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/localize"
 	"github.com/rocefab/rocefab/validators/probe"
 	"github.com/rocefab/rocefab/validators/probe/mesh"

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 func newPlanCommand(a *app) *cobra.Command {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
 	"github.com/rocefab/rocefab/validators/cabling"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestPlanDriftCablingFromSimulatedSwitches: plan and drift --cabling

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
 	"github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestFiftySwitchPlanForReview: the first plan of 50 switches of five

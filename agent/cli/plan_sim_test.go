@@ -11,9 +11,9 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // simCLI is rocefab run in-process against simulated switches, with the

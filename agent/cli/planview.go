@@ -6,9 +6,9 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/agent/effect"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/validators/compliance"
-	"github.com/rocefab/rocefab/validators/effect"
 )
 
 // viewFlags are how plan and drift show their report.

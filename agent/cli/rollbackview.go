@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // A rollback shows what it will do before it asks: per device, the diff
@@ -64,7 +64,7 @@ func (a *app) rollbackPreview(ctx context.Context, store engine.RunStore, orig *
 			continue
 		}
 		rd.plan.Desired = snap
-		rd.plan.Changes = compliance.Diff(snap, now.Owned, syn, classify)
+		rd.plan.Changes = devcfg.Diff(snap, now.Owned, syn, classify)
 		rd.plan.Status = compliance.StatusChanges
 		if len(rd.plan.Changes) == 0 {
 			rd.plan.Status = compliance.StatusNoChanges
@@ -72,7 +72,7 @@ func (a *app) rollbackPreview(ctx context.Context, store engine.RunStore, orig *
 		if d.Applied != "" {
 			if left, err := store.LoadSnapshot(d.Applied); err == nil {
 				left.Owned = snap.Owned // compare within the same scope
-				rd.since = compliance.Diff(left, now.Owned, syn, classify)
+				rd.since = devcfg.Diff(left, now.Owned, syn, classify)
 				touched := map[string]bool{}
 				for _, c := range rd.plan.Changes {
 					touched[changeKey(c, syn)] = true

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // TestNewCommitTriggersPlan: the agent fetches each new commit from the

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/intentsrc"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 

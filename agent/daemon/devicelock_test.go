@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 func TestDeviceLocksExclusive(t *testing.T) {

@@ -12,12 +12,12 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/intentsrc"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/safefile"
-	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 

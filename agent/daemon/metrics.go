@@ -6,8 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // deviceStates are the one-hot values of rocefab_device_state.

@@ -8,10 +8,10 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/agent/effect"
 	"github.com/rocefab/rocefab/agent/engine"
-	"github.com/rocefab/rocefab/validators/compliance"
-	"github.com/rocefab/rocefab/validators/effect"
 )
 
 var (

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // TestBreakingDriftIsCritical: a drift that only degrades the lossless

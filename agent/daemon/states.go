@@ -3,10 +3,10 @@ package daemon
 import (
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 func complianceStatus(s string) compliance.Status { return compliance.Status(s) }

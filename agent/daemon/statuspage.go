@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // The status page is one server-rendered HTML document with its style

@@ -13,15 +13,15 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/agent/effect"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	driversall "github.com/rocefab/rocefab/drivers/all"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
 	renderersall "github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
-	"github.com/rocefab/rocefab/validators/effect"
 	"github.com/rocefab/rocefab/validators/lint"
 	"github.com/rocefab/rocefab/validators/probe"
 )

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/internal/netnstest"
-	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/probe"
 )
 

@@ -11,10 +11,10 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // DefaultVerifyWindow keeps commits pending while the probe verifies them
@@ -411,7 +411,7 @@ func (e *Engine) readBack(ctx context.Context, run *ActiveRun, opt ApplyOptions,
 	after, err := e.fetch(ctx, drv)
 	var leftover []devcfg.Change
 	if err == nil {
-		leftover = compliance.Diff(dp.Desired, after.Owned, e.syntax(dp.Platform), nil)
+		leftover = devcfg.Diff(dp.Desired, after.Owned, e.syntax(dp.Platform), nil)
 	}
 	if err != nil || len(leftover) > 0 {
 		reason := "read-back failed"
@@ -525,7 +525,7 @@ func (e *Engine) readState(ctx context.Context, drv drivers.Driver, dp *complian
 		return stateUnreadable, nil, err
 	}
 	switch {
-	case len(compliance.Diff(dp.Desired, now.Owned, e.syntax(dp.Platform), nil)) == 0:
+	case len(devcfg.Diff(dp.Desired, now.Owned, e.syntax(dp.Platform), nil)) == 0:
 		return stateNew, now, nil
 	case now.Fingerprint == before.Fingerprint:
 		return stateOld, now, nil
@@ -581,7 +581,7 @@ func (e *Engine) undo(ctx context.Context, drv drivers.Driver, pending drivers.P
 // into snap and checks the read-back, which it returns.
 func (e *Engine) restore(ctx context.Context, drv drivers.Driver, snap *devcfg.Config, now *drivers.Running, runID string) (*drivers.Running, error) {
 	syn := e.syntax(snap.Platform)
-	changes := compliance.Diff(snap, now.Owned, syn, nil)
+	changes := devcfg.Diff(snap, now.Owned, syn, nil)
 	if len(changes) == 0 {
 		return now, nil
 	}
@@ -605,7 +605,7 @@ func (e *Engine) restore(ctx context.Context, drv drivers.Driver, snap *devcfg.C
 	if rerr != nil {
 		return nil, errors.Join(err, fmt.Errorf("read-back: %w", rerr))
 	}
-	if left := compliance.Diff(snap, after.Owned, syn, nil); len(left) > 0 {
+	if left := devcfg.Diff(snap, after.Owned, syn, nil); len(left) > 0 {
 		return nil, errors.Join(err, fmt.Errorf("read-back differs from the snapshot (%d change(s), first: %s %s)", len(left), left[0].Action.Symbol(), left[0].Where()))
 	}
 	return after, nil

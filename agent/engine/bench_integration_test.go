@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
 	driversall "github.com/rocefab/rocefab/drivers/all"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 var (

@@ -11,11 +11,11 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // Engine plans, applies, checks drift and rolls back. It holds no global

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // fleet50 is the cheapest 50-switch mix with both transports: gNMI

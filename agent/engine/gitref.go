@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 
-	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/agent/compliance"
 )
 
 // IntentRefFor records which intent a run used: the paths, and the git

@@ -12,11 +12,11 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // Selection limits a run to some devices; empty selects all.
@@ -223,7 +223,7 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 		}
 	}
 	dp.Fingerprint = running.Fingerprint
-	dp.Changes = compliance.Diff(desired, running.Owned, entry.Attrs.Platform.Syntax, entry.Attrs.Classify)
+	dp.Changes = devcfg.Diff(desired, running.Owned, entry.Attrs.Platform.Syntax, entry.Attrs.Classify)
 	dp.Patch = devcfg.BuildPatch(dp.Changes, entry.Attrs.Platform.Syntax)
 	dp.Conflicts = devcfg.ConflictsExcept(running.Config, desired.Singletons, ours)
 	if ours == nil && len(earlier) > 0 {
@@ -238,7 +238,7 @@ func (e *Engine) planSwitch(ctx context.Context, r *intent.Resolved, sw *intent.
 func matchEarlier(earlier []*devcfg.Config, running *drivers.Running, entry *renderers.Entry) *devcfg.Config {
 	for _, c := range earlier {
 		r := drivers.NewRunning(running.Config, entry.Attrs.Platform, c.Owned)
-		if len(compliance.Diff(c, r.Owned, entry.Attrs.Platform.Syntax, nil)) == 0 {
+		if len(devcfg.Diff(c, r.Owned, entry.Attrs.Platform.Syntax, nil)) == 0 {
 			return c
 		}
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/gofrs/flock"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // UpdateReport changes a stored report under a short lock of its own, so
@@ -78,9 +78,9 @@ func (e *Engine) recoverDevice(ctx context.Context, store RunStore, drv drivers.
 	}
 	found, outcome := "unknown: the run left no snapshot to compare with", OutcomeUnknown
 	switch {
-	case a.Phase != PhaseConfirming && desired != nil && len(compliance.Diff(desired, owned(desired).Owned, syn, nil)) == 0:
+	case a.Phase != PhaseConfirming && desired != nil && len(devcfg.Diff(desired, owned(desired).Owned, syn, nil)) == 0:
 		found, outcome = "new", OutcomeApplied
-	case snap != nil && len(compliance.Diff(snap, owned(snap).Owned, syn, nil)) == 0:
+	case snap != nil && len(devcfg.Diff(snap, owned(snap).Owned, syn, nil)) == 0:
 		found, outcome = "old", OutcomeFailed
 		if a.Phase == PhaseConfirming {
 			outcome = OutcomeRolledBack

@@ -7,9 +7,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // RollbackOptions control a rollback.
@@ -132,7 +132,7 @@ func (e *Engine) rollbackDevice(ctx context.Context, store RunStore, orig Device
 	if err != nil {
 		return OutcomeFailed, joinReason(note, deviceMessage(orig.Device, err))
 	}
-	changes := compliance.Diff(snap, now.Owned, e.syntax(orig.Platform), e.classifier(orig.Platform))
+	changes := devcfg.Diff(snap, now.Owned, e.syntax(orig.Platform), e.classifier(orig.Platform))
 	if len(changes) == 0 {
 		e.noteApplied(store, run, i, orig.Device, snap, now)
 		return OutcomeNoChanges, joinReason(note, "already at the snapshot")
@@ -196,7 +196,7 @@ func (e *Engine) noteApplied(store RunStore, run *ActiveRun, i int, device strin
 }
 
 // classifier is the platform's disruption rule, or nil.
-func (e *Engine) classifier(platform string) compliance.Classifier {
+func (e *Engine) classifier(platform string) devcfg.Classifier {
 	if entry, err := e.renderers.Lookup(platform); err == nil {
 		return entry.Attrs.Classify
 	}

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // TestSimPlanApplyIdempotent: on a fresh device of every simulated

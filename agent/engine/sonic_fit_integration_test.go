@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestSimSONiCMissingPortRefused: a SONiC leaf whose PORT table lacks a

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 const fleetSize = 500

@@ -7,9 +7,9 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // originCLI is the origin of vendor CLI text.

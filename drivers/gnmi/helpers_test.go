@@ -11,10 +11,10 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 const (

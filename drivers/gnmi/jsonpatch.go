@@ -10,9 +10,9 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // jsonPatchRequest builds the SetRequest of a JSONPatch target (sonic-gnmi's

@@ -6,13 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/sonic"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // basicSwitch resolves one switch of examples/basic.
@@ -58,7 +57,7 @@ func TestRoundTripSONiC(t *testing.T) {
 		t.Fatal(err)
 	}
 	running = drivers.NewRunning(running.Config, plat, desired.Owned)
-	changes := compliance.Diff(desired, running.Owned, plat.Syntax, nil)
+	changes := devcfg.Diff(desired, running.Owned, plat.Syntax, nil)
 	patch := devcfg.BuildPatch(changes, plat.Syntax)
 	if len(patch.Updates) == 0 || len(patch.Deletes) == 0 {
 		t.Fatalf("want updates and the deletes of the stock PGs 3-4, got %d/%d: the test would prove little", len(patch.Updates), len(patch.Deletes))

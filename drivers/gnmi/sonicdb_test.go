@@ -8,10 +8,10 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
 

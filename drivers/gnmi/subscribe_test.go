@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 const (

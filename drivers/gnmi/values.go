@@ -10,8 +10,8 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // flattenTyped adds the leaves of one Get update. JSON and JSON_IETF

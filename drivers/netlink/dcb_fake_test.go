@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/drivers/netlink/dcbnl"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // fakeDCB models a DCB-capable netdev. mlx5 mode follows

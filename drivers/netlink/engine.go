@@ -9,9 +9,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // step is one managed setting: how to read it, write it, and record it.

@@ -15,9 +15,9 @@ import (
 	vnl "github.com/vishvananda/netlink"
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // HostOptions configure NIC management on the machine rocefab runs on (or

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 const nic = "ens1f0np0"

@@ -16,8 +16,8 @@ import (
 	vnl "github.com/vishvananda/netlink"
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Transport is the name this driver registers under.

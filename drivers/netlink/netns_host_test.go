@@ -7,10 +7,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/internal/netnstest"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // vethHost is a lab host: its eth0 is one end of a veth pair.

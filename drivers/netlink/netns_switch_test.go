@@ -8,14 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/netnstest"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/linux"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 func linuxEntry(t *testing.T) *renderers.Entry {
@@ -116,7 +115,7 @@ func TestSwitchRoundTripWithRenderer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := compliance.Diff(desired, before.Owned, e.Attrs.Platform.Syntax, e.Attrs.Classify)
+	changes := devcfg.Diff(desired, before.Owned, e.Attrs.Platform.Syntax, e.Attrs.Classify)
 	if len(changes) != 4 {
 		t.Fatalf("want 4 changes (two MTUs, IPv4 and IPv6 forwarding), got %+v", changes)
 	}
@@ -142,7 +141,7 @@ func TestSwitchRoundTripWithRenderer(t *testing.T) {
 	if got, want := after.Owned.Text(), desired.Filter(desired.Owned).Text(); got != want {
 		t.Errorf("read back differs from desired:\n got %s\nwant %s", got, want)
 	}
-	if left := compliance.Diff(desired, after.Owned, e.Attrs.Platform.Syntax, nil); len(left) != 0 {
+	if left := devcfg.Diff(desired, after.Owned, e.Attrs.Platform.Syntax, nil); len(left) != 0 {
 		t.Errorf("compliance diff after push: %+v", left)
 	}
 }

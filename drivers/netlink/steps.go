@@ -16,10 +16,10 @@ import (
 	vnl "github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/drivers/netlink/dcbnl"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Mechanisms named in reports.

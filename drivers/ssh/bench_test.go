@@ -3,10 +3,9 @@ package ssh_test
 import (
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // BenchmarkPushBasic pushes the examples/basic change to a fresh simulated
@@ -27,7 +26,7 @@ func BenchmarkPushBasic(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				patch := devcfg.BuildPatch(compliance.Diff(desired, run.Owned, syn, nil), syn)
+				patch := devcfg.BuildPatch(devcfg.Diff(desired, run.Owned, syn, nil), syn)
 				sim.ResetReceived()
 				b.StartTimer()
 				if _, err := d.Push(ctx, patch, drivers.PushOptions{}); err != nil {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // change is one push: what it names on the device, whose it is and what

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // configure enters a configuration context, types the lines and leaves.

@@ -22,9 +22,9 @@ import (
 	"go.uber.org/zap"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/internal/secret"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Transport is the name this driver registers.

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 func TestPushAndFetchCLI(t *testing.T) {

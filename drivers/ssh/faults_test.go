@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // faultCase is one platform with lines of its examples/basic push to break.
@@ -43,7 +42,7 @@ func basicPush(t *testing.T, fc faultCase) (*sshsim.Sim, drivers.Driver, devcfg.
 		t.Fatal(err)
 	}
 	syn := e.Attrs.Platform.Syntax
-	return sim, d, devcfg.BuildPatch(compliance.Diff(desired, run.Owned, syn, nil), syn)
+	return sim, d, devcfg.BuildPatch(devcfg.Diff(desired, run.Owned, syn, nil), syn)
 }
 
 func testContext(t testing.TB) context.Context {

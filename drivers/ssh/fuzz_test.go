@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // FuzzSplitConfigDBPath: a path that splits gives one to three non-empty

@@ -10,9 +10,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 const (

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/drivers/ssh"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // secondDriver opens another runner's driver to the same simulator.

@@ -10,11 +10,11 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/internal/golden"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // pendingCase is a small change per platform and the confirm window that

@@ -7,7 +7,7 @@ import (
 
 	"github.com/scrapli/scrapligo/assets"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 //go:embed platforms/*.yaml

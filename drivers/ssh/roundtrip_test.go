@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	driversall "github.com/rocefab/rocefab/drivers/all"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
@@ -21,8 +22,6 @@ import (
 	"github.com/rocefab/rocefab/internal/golden"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // basic renders one switch of examples/basic with its real renderer.
@@ -152,7 +151,7 @@ func TestRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			changes := compliance.Diff(desired, before.Owned, syn, nil)
+			changes := devcfg.Diff(desired, before.Owned, syn, nil)
 			if len(changes) == 0 {
 				t.Fatal("a fresh device already matches: the test proves nothing")
 			}
@@ -175,7 +174,7 @@ func TestRoundTrip(t *testing.T) {
 			if got := after.Owned.Text(); got != want {
 				t.Fatalf("owned running config differs from desired:\n%s", lineDiff(want, got))
 			}
-			if again := compliance.Diff(desired, after.Owned, syn, nil); len(again) != 0 {
+			if again := devcfg.Diff(desired, after.Owned, syn, nil); len(again) != 0 {
 				t.Fatalf("second diff not empty: %+v", again)
 			}
 			if after.Fingerprint == before.Fingerprint {

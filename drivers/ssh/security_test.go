@@ -17,9 +17,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 var nxosTest = treePlatform("nxos", "cisco_nxos", devcfg.CommitNXOSCheckpoint)

@@ -13,15 +13,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/corpus"
 	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/nxos"
-	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/perftest"
@@ -352,7 +351,7 @@ func walkConfig(t *testing.T, it corpus.Item) {
 		t.Fatalf("render: %v", err)
 	}
 	run := drivers.NewRunning(cfg, plat, desired.Owned)
-	p.changes = compliance.Diff(desired, run.Owned, plat.Syntax, entry.Attrs.Classify)
+	p.changes = devcfg.Diff(desired, run.Owned, plat.Syntax, entry.Attrs.Classify)
 	p.patch = devcfg.BuildPatch(p.changes, plat.Syntax)
 	p.conflicts = devcfg.Conflicts(cfg, desired.Singletons)
 	if check, ok := configKnown[it.Name]; ok {
@@ -370,7 +369,7 @@ func walkConfig(t *testing.T, it corpus.Item) {
 		t.Fatalf("re-parse after apply: %v", err)
 	}
 	run = drivers.NewRunning(again, plat, desired.Owned)
-	if changes := compliance.Diff(desired, run.Owned, plat.Syntax, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(desired, run.Owned, plat.Syntax, nil); len(changes) != 0 {
 		t.Errorf("after applying the plan, %d changes are planned again, first %s %s (%q → %q)", len(changes), changes[0].Action, changes[0].Where(), changes[0].Old, changes[0].New)
 	}
 	for _, c := range devcfg.Conflicts(again, desired.Singletons) {

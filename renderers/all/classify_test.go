@@ -3,9 +3,8 @@ package all
 import (
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestClassify: on every platform an MTU change and switching PFC off are
@@ -48,7 +47,7 @@ func TestClassify(t *testing.T) {
 				sw := *base
 				tc.mutate(&sw.Policy)
 				after := mustRender(t, reg, &sw)
-				changes := compliance.Diff(after, before.Filter(after.Owned), e.Attrs.Platform.Syntax, e.Attrs.Classify)
+				changes := devcfg.Diff(after, before.Filter(after.Owned), e.Attrs.Platform.Syntax, e.Attrs.Classify)
 				if len(changes) == 0 {
 					t.Fatal("no change")
 				}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // TestPlanShowsHeadroom: what the registry renders carries each switch's
@@ -43,7 +43,7 @@ func TestPlanShowsHeadroom(t *testing.T) {
 	empty := &devcfg.Config{Shape: cfg.Shape, Tree: &devcfg.Tree{}}
 	p := &compliance.Plan{SchemaVersion: compliance.PlanSchema, Kind: "plan", Devices: []compliance.DevicePlan{{
 		Device: sw.Name, Kind: "switch", Platform: e.Name, Status: compliance.StatusChanges,
-		Changes: compliance.Diff(cfg, empty, e.Attrs.Platform.Syntax, e.Attrs.Classify), Notes: cfg.Notes,
+		Changes: devcfg.Diff(cfg, empty, e.Attrs.Platform.Syntax, e.Attrs.Classify), Notes: cfg.Notes,
 	}}}
 	p.Summarise()
 	var text, md, js bytes.Buffer

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/golden"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestPatchGolden records the commands each platform's Syntax produces for
@@ -31,7 +30,7 @@ func TestPatchGolden(t *testing.T) {
 			changed.Policy.Watchdog.Enabled = false
 			after := mustRender(t, reg, &changed)
 			pf := e.Attrs.Platform
-			changes := compliance.Diff(after, before.Filter(after.Owned), pf.Syntax, e.Attrs.Classify)
+			changes := devcfg.Diff(after, before.Filter(after.Owned), pf.Syntax, e.Attrs.Classify)
 			patch := devcfg.BuildPatch(changes, pf.Syntax)
 			if patch.Empty() {
 				t.Fatal("the change produced an empty patch")

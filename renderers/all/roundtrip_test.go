@@ -1,12 +1,12 @@
 package all
 
 import (
+	"github.com/rocefab/rocefab/devcfg"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestRoundTrip checks the read-back contract on every scenario switch:
@@ -31,7 +31,7 @@ func TestRoundTrip(t *testing.T) {
 		if d := cmp.Diff(want.Text(), running.Owned.Text()); d != "" {
 			t.Errorf("parse → filter → normalise differs from desired (-want +got):\n%s", d)
 		}
-		if changes := compliance.Diff(desired, running.Owned, pf.Syntax, nil); len(changes) != 0 {
+		if changes := devcfg.Diff(desired, running.Owned, pf.Syntax, nil); len(changes) != 0 {
 			t.Errorf("compliance diff of a round trip is not empty: %+v", changes)
 		}
 	})

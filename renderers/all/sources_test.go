@@ -6,10 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // sourceVariants change a switch so every statement form a renderer has
@@ -107,7 +106,7 @@ func statements(e *renderers.Entry, cfg *devcfg.Config) []string {
 		walk(cfg.Tree.Nodes)
 	default:
 		empty := &devcfg.Config{Shape: cfg.Shape, Paths: devcfg.Paths{}}
-		for _, l := range devcfg.BuildPatch(compliance.Diff(cfg, empty, syn, nil), syn).Lines {
+		for _, l := range devcfg.BuildPatch(devcfg.Diff(cfg, empty, syn, nil), syn).Lines {
 			out = append(out, strings.TrimPrefix(l, syn.Set))
 		}
 	}

@@ -12,12 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/drivers/ssh"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // membershipPlatform is one platform of TestVLANMembershipRoundTrip: a RoCE
@@ -208,7 +207,7 @@ func (d *membershipDevice) apply(t *testing.T, desired *devcfg.Config, scope dev
 	if err != nil {
 		t.Fatal(err)
 	}
-	patch := devcfg.BuildPatch(compliance.Diff(desired, before.Owned, syn, nil), syn)
+	patch := devcfg.BuildPatch(devcfg.Diff(desired, before.Owned, syn, nil), syn)
 	sent := map[string][]string{}
 	port := ""
 	for _, l := range patch.Lines {
@@ -235,7 +234,7 @@ func (d *membershipDevice) apply(t *testing.T, desired *devcfg.Config, scope dev
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again := compliance.Diff(desired, after.Owned, syn, nil); len(again) != 0 {
+	if again := devcfg.Diff(desired, after.Owned, syn, nil); len(again) != 0 {
 		t.Fatalf("after the push the device still differs: %+v", again)
 	}
 	return sent

@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/corpus"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // deviceJSON is the rendered config as `nv config show -o json` shows it,
@@ -76,7 +75,7 @@ func TestDeviceJSONShape(t *testing.T) {
 func TestCompliantDeviceShowsNoDiff(t *testing.T) {
 	desired := render(t, basicSwitch(t))
 	run := running(t, desired, deviceJSON(t, desired, nil))
-	if changes := compliance.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
 		t.Fatalf("a compliant device shows %d changes, first %+v", len(changes), changes[0])
 	}
 	if c := devcfg.Conflicts(run.Config, desired.Singletons); len(c) != 0 {
@@ -101,7 +100,7 @@ func TestRealChangesShow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			desired := render(t, basicSwitch(t))
-			changes := compliance.Diff(desired, running(t, desired, deviceJSON(t, desired, tc.extra)).Owned, devcfg.Syntax{}, nil)
+			changes := devcfg.Diff(desired, running(t, desired, deviceJSON(t, desired, tc.extra)).Owned, devcfg.Syntax{}, nil)
 			if len(changes) != 1 {
 				t.Fatalf("want exactly one change, got %d: %+v", len(changes), changes)
 			}
@@ -157,7 +156,7 @@ func TestTrunkMembership(t *testing.T) {
 			}
 			desired := render(t, sw)
 			raw := deviceJSON(t, render(t, basicSwitch(t)), tc.device)
-			changes := compliance.Diff(desired, running(t, desired, raw).Owned, syntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, raw).Owned, syntax, nil)
 			var got []string
 			for _, l := range devcfg.BuildPatch(changes, syntax).Lines {
 				if strings.Contains(l, " vlan ") || strings.HasSuffix(l, " vlan") || strings.Contains(l, " access") {

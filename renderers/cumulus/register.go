@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // syntax: `nv set` adds one VLAN to a port's VLAN set and `nv unset` of

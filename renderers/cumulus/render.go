@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // MTUCeiling is the Spectrum jumbo maximum (Linux MTU, no L2 header).

@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // basicSwitch is leaf-cumulus of examples/basic, a copy a test may edit.
@@ -112,7 +111,7 @@ func TestLosslessPriorityLeavesTheLossyPool(t *testing.T) {
 	// A device that still has SP3 in the lossy pool gets it unset.
 	run := cfg.Clone()
 	run.Paths["qos traffic-pool default-lossy switch-priority 3"] = devcfg.Empty
-	changes := compliance.Diff(cfg, run.Filter(cfg.Owned), syntax, nil)
+	changes := devcfg.Diff(cfg, run.Filter(cfg.Owned), syntax, nil)
 	if p := devcfg.BuildPatch(changes, syntax).Lines; !slices.Equal(p, []string{"nv unset qos traffic-pool default-lossy switch-priority 3"}) {
 		t.Errorf("patch = %q", p)
 	}

@@ -10,12 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/corpus"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/iosstyle"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 var testSyntax = platformSyntax()
@@ -88,7 +87,7 @@ func TestCompliantDeviceShowsNoDiff(t *testing.T) {
 		t.Fatal("device text should hide weight 0")
 	}
 	run := running(t, desired, text)
-	if changes := compliance.Diff(desired, run.Owned, testSyntax, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(desired, run.Owned, testSyntax, nil); len(changes) != 0 {
 		t.Fatalf("a compliant device shows %d changes, first %+v", len(changes), changes[0])
 	}
 	if c := devcfg.Conflicts(run.Config, desired.Singletons); len(c) != 0 {
@@ -121,7 +120,7 @@ func TestRealChangesShow(t *testing.T) {
 			if edited == text {
 				t.Fatal("the edit did not apply to the device text")
 			}
-			changes := compliance.Diff(desired, running(t, desired, edited).Owned, testSyntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, edited).Owned, testSyntax, nil)
 			if len(changes) != 1 {
 				t.Fatalf("want exactly one change, got %d: %+v", len(changes), changes)
 			}
@@ -185,7 +184,7 @@ func TestTrunkMembership(t *testing.T) {
 			if edited == text {
 				t.Fatal("the edit did not apply to the device text")
 			}
-			changes := compliance.Diff(desired, running(t, desired, edited).Owned, testSyntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, edited).Owned, testSyntax, nil)
 			var vlanChanges []devcfg.Change
 			for _, c := range changes {
 				if strings.HasPrefix(c.Path, iosstyle.TrunkVLANs.Prefix) {
@@ -245,7 +244,7 @@ func TestLosslessVLANChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			desired := after.Clone()
 			desired.Owned = tc.scope
-			changes := compliance.Diff(desired, running(t, desired, text).Owned, testSyntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, text).Owned, testSyntax, nil)
 			perPort := map[string][]string{}
 			ctx := ""
 			for _, l := range devcfg.BuildPatch(changes, testSyntax).Lines {
@@ -300,7 +299,7 @@ func TestMultiDSCPMapWithDropPrecedence(t *testing.T) {
 	if len(c) != 1 || c[0].Held != "qos map dscp 26 to traffic-class 4 drop-precedence 2" {
 		t.Fatalf("conflicts = %v", c)
 	}
-	changes := compliance.Diff(desired, run.Owned, testSyntax, nil)
+	changes := devcfg.Diff(desired, run.Owned, testSyntax, nil)
 	patch := devcfg.BuildPatch(changes, testSyntax).Lines
 	want := []string{"qos map dscp 18 to traffic-class 2", "qos map dscp 26 to traffic-class 3"}
 	if !slices.Equal(patch, want) {
@@ -341,7 +340,7 @@ func TestPortModeIsOwned(t *testing.T) {
 			}
 			desired := render(t, sw)
 			text := tc.device(deviceText(t, render(t, basicSwitch(t))))
-			changes := compliance.Diff(desired, running(t, desired, text).Owned, testSyntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, text).Owned, testSyntax, nil)
 			if got := devcfg.BuildPatch(changes, testSyntax).Lines; !slices.Equal(got, tc.patch) {
 				t.Fatalf("patch = %q, want %q", got, tc.patch)
 			}
@@ -358,7 +357,7 @@ func TestRunningConfigAllShowsNoDefaults(t *testing.T) {
 	text := strings.ReplaceAll(deviceText(t, desired), "   description gpu link\n",
 		"   description gpu link\n   switchport\n   switchport access vlan 1\n   switchport trunk native vlan 1\n")
 	text = strings.Replace(text, "interface Ethernet33\n   mtu 1500\n", "interface Ethernet33\n   mtu 1500\n   switchport mode access\n", 1)
-	if changes := compliance.Diff(desired, running(t, desired, text).Owned, testSyntax, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(desired, running(t, desired, text).Owned, testSyntax, nil); len(changes) != 0 {
 		t.Fatalf("a compliant device read with `all` shows %d changes, first %+v", len(changes), changes[0])
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 

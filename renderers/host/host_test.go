@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/golden"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 func load(t *testing.T, path string) *intent.Resolved {

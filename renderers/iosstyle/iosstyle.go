@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // TrunkVLANs is how the model holds a trunk's allowed VLAN list: one

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // Parse reads `show configuration | display set`: one `set` statement per

@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/internal/corpus"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // deviceText dresses rendered statements the way `show configuration |
@@ -64,7 +63,7 @@ func running(t *testing.T, desired *devcfg.Config, text string) *drivers.Running
 func TestCompliantDeviceShowsNoDiff(t *testing.T) {
 	desired := render(t, basicSwitch(t))
 	run := running(t, desired, deviceText(t, desired))
-	if changes := compliance.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
 		t.Fatalf("a compliant device shows %d changes, first %+v", len(changes), changes[0])
 	}
 	// A deactivated foreign statement stays in the model, marked; it is
@@ -105,7 +104,7 @@ func TestRealChangesShow(t *testing.T) {
 			if edited == text {
 				t.Fatal("the edit did not apply")
 			}
-			changes := compliance.Diff(desired, running(t, desired, edited).Owned, devcfg.Syntax{}, nil)
+			changes := devcfg.Diff(desired, running(t, desired, edited).Owned, devcfg.Syntax{}, nil)
 			found := false
 			for _, c := range changes {
 				if c.Action == tc.action && regexp.MustCompile(tc.path).MatchString(c.Path) {
@@ -136,7 +135,7 @@ func TestDeactivatedNodeIsAConflict(t *testing.T) {
 	} {
 		t.Run(node, func(t *testing.T) {
 			run := running(t, desired, deviceText(t, desired)+"deactivate "+node+"\n")
-			if changes := compliance.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
+			if changes := devcfg.Diff(desired, run.Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
 				t.Errorf("changes planned under an inactive node: %+v", changes)
 			}
 			c := devcfg.Conflicts(run.Config, desired.Singletons)
@@ -232,12 +231,12 @@ func FuzzParse(f *testing.F) {
 func TestOtherVLANsOnARoCEPortAreNotDrift(t *testing.T) {
 	desired := render(t, basicSwitch(t))
 	text := deviceText(t, desired) + "set interfaces et-0/0/0 unit 0 family ethernet-switching vlan members STORAGE\n"
-	if changes := compliance.Diff(desired, running(t, desired, text).Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(desired, running(t, desired, text).Owned, devcfg.Syntax{}, nil); len(changes) != 0 {
 		t.Fatalf("another VLAN on a RoCE port shows as drift: %+v", changes)
 	}
 	missing := strings.Replace(deviceText(t, desired),
 		"set interfaces et-0/0/0 unit 0 family ethernet-switching vlan members ROCEFAB_LOSSLESS\n", "", 1)
-	changes := compliance.Diff(desired, running(t, desired, missing).Owned, devcfg.Syntax{}, nil)
+	changes := devcfg.Diff(desired, running(t, desired, missing).Owned, devcfg.Syntax{}, nil)
 	if len(changes) != 1 || changes[0].Action != devcfg.Add || !strings.HasSuffix(changes[0].Path, "vlan members ROCEFAB_LOSSLESS") {
 		t.Fatalf("a missing membership should be one add, got %+v", changes)
 	}

@@ -4,8 +4,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Register adds the junos platform.

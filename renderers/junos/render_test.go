@@ -6,10 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // basicSwitch is leaf-junos of examples/basic, a copy a test may edit.
@@ -110,7 +109,7 @@ func TestFillLevelOrder(t *testing.T) {
 	if lo < 0 || hi < 0 || lo > hi {
 		t.Fatalf("fill levels out of order in:\n%s", text)
 	}
-	patch := devcfg.BuildPatch(compliance.Diff(cfg, &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}}, syntaxOf(t), nil), syntaxOf(t)).Lines
+	patch := devcfg.BuildPatch(devcfg.Diff(cfg, &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}}, syntaxOf(t), nil), syntaxOf(t)).Lines
 	var levels []string
 	for _, l := range patch {
 		if strings.Contains(l, "interpolate fill-level ") || strings.Contains(l, "interpolate drop-probability ") {

@@ -3,7 +3,7 @@ package junos
 import (
 	"strings"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // The model of a Junos configuration is devcfg.Paths with one entry per

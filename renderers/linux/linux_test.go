@@ -8,10 +8,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/golden"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 func lab(t *testing.T) *intent.Resolved {

@@ -3,8 +3,8 @@ package linux
 import (
 	"regexp"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Register adds the linux platform.

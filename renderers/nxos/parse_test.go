@@ -10,12 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/corpus"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/iosstyle"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // deviceText dresses rendered text the way NX-OS shows it: headers,
@@ -64,7 +63,7 @@ func running(t *testing.T, desired *devcfg.Config, text string) *drivers.Running
 func TestCompliantDeviceShowsNoDiff(t *testing.T) {
 	desired := render(t, basicSwitch(t))
 	run := running(t, desired, deviceText(t, desired))
-	if changes := compliance.Diff(desired, run.Owned, syntax, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(desired, run.Owned, syntax, nil); len(changes) != 0 {
 		t.Fatalf("a compliant device shows %d changes, first %+v", len(changes), changes[0])
 	}
 	if c := devcfg.Conflicts(run.Config, desired.Singletons); len(c) != 0 {
@@ -108,7 +107,7 @@ func TestRealChangesShow(t *testing.T) {
 			if edited == text {
 				t.Fatal("the edit did not apply to the device text")
 			}
-			changes := compliance.Diff(desired, running(t, desired, edited).Owned, syntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, edited).Owned, syntax, nil)
 			if len(changes) != 1 {
 				t.Fatalf("want exactly one change, got %d: %+v", len(changes), changes)
 			}
@@ -176,7 +175,7 @@ func TestTrunkMembership(t *testing.T) {
 			if edited == text {
 				t.Fatal("the edit did not apply to the device text")
 			}
-			changes := compliance.Diff(desired, running(t, desired, edited).Owned, syntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, edited).Owned, syntax, nil)
 			var vlanChanges []devcfg.Change
 			for _, c := range changes {
 				if strings.HasPrefix(c.Path, iosstyle.TrunkVLANs.Prefix) {
@@ -240,7 +239,7 @@ func TestLosslessVLANChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			desired := after.Clone()
 			desired.Owned = tc.scope
-			changes := compliance.Diff(desired, running(t, desired, text).Owned, syntax, nil)
+			changes := devcfg.Diff(desired, running(t, desired, text).Owned, syntax, nil)
 			perPort := map[string][]string{}
 			for _, l := range linesByContext(devcfg.BuildPatch(changes, syntax).Lines) {
 				if listReset.MatchString(l[1]) {

@@ -3,8 +3,8 @@ package nxos
 import (
 	"regexp"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/iosstyle"
 )
 

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // basicSwitch is leaf-nxos of examples/basic, a copy a test may edit.

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Fit checks, before a push, that the target takes the PFC fallback's

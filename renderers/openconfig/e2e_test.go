@@ -5,13 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/yangdir"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // TestSimulatorConverges drives each fallback through the gNMI driver and
@@ -51,7 +50,7 @@ func TestSimulatorConverges(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				changes := compliance.Diff(desired, running.Owned, plat.Syntax, nil)
+				changes := devcfg.Diff(desired, running.Owned, plat.Syntax, nil)
 				if len(changes) == 0 {
 					t.Fatal("nothing to push: the step proves nothing")
 				}
@@ -62,7 +61,7 @@ func TestSimulatorConverges(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if left := compliance.Diff(desired, after.Owned, plat.Syntax, nil); len(left) != 0 {
+				if left := devcfg.Diff(desired, after.Owned, plat.Syntax, nil); len(left) != 0 {
 					t.Fatalf("%d changes remain after the push, first %+v", len(left), left[0])
 				}
 			}

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/intent/headroom"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Fallback origins.

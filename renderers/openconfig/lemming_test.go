@@ -10,12 +10,11 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/lemmingtest"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // The lemming oracle (independent oracles): OpenConfig's reference gNMI
@@ -54,7 +53,7 @@ func planPush(t *testing.T, lm *lemmingtest.Target, sw *intent.Switch, last devc
 	if err := Fit(sw, desired, running.Config); err != nil {
 		t.Fatal(err)
 	}
-	changes := compliance.Diff(desired, running.Owned, plat.Syntax, nil)
+	changes := devcfg.Diff(desired, running.Owned, plat.Syntax, nil)
 	if len(changes) == 0 {
 		return 0
 	}
@@ -65,7 +64,7 @@ func planPush(t *testing.T, lm *lemmingtest.Target, sw *intent.Switch, last devc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left := compliance.Diff(desired, after.Owned, plat.Syntax, nil); len(left) != 0 {
+	if left := devcfg.Diff(desired, after.Owned, plat.Syntax, nil); len(left) != 0 {
 		for _, c := range left {
 			t.Errorf("read back from lemming differs: %s %s (%s → %s)", c.Action.Symbol(), c.Where(), c.Old, c.New)
 		}
@@ -131,7 +130,7 @@ func TestLemmingRejectsTheMixedRequest(t *testing.T) {
 	desired := mustRender(t, variantSwitch(t, "eos-fallback"))
 	d := dialLemming(t, lm, desired.Owned)
 	plat := Attributes().Platform
-	changes := compliance.Diff(desired, &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}}, plat.Syntax, nil)
+	changes := devcfg.Diff(desired, &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}}, plat.Syntax, nil)
 	_, err := d.Push(context.Background(), devcfg.BuildPatch(changes, plat.Syntax), drivers.PushOptions{})
 	if err == nil || !strings.Contains(err.Error(), "cli") {
 		t.Fatalf("err = %v, want lemming's rejection of origin cli", err)

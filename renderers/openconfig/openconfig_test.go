@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
 	"github.com/rocefab/rocefab/internal/golden"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // basicSwitch is spine-oc of examples/basic, a copy a test may edit.

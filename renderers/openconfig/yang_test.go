@@ -15,8 +15,8 @@ import (
 
 	"github.com/openconfig/goyang/pkg/yang"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/internal/yangdir"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // yangModules are the modules rocefab writes paths of.

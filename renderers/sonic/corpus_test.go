@@ -10,9 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // corpusDir is ../shared/corpus, or ROCEFAB_CORPUS_DIR.
@@ -128,7 +127,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			plat := Attributes().Platform
-			if changes := compliance.Diff(again, Normalise(merged.Filter(again.Owned)), plat.Syntax, nil); len(changes) != 0 {
+			if changes := devcfg.Diff(again, Normalise(merged.Filter(again.Owned)), plat.Syntax, nil); len(changes) != 0 {
 				t.Fatalf("the merged config plans %d change(s), first %s %s", len(changes), changes[0].Action.Symbol(), changes[0].Where())
 			}
 			if c := devcfg.ConflictsExcept(merged, again.Singletons, nil); len(c) != 0 {

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Buffer models (DEVICE_METADATA|localhost buffer_model).

@@ -6,12 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // simDevice is a simulated SONiC switch with a factory CONFIG_DB of 32
@@ -56,7 +55,7 @@ func plan(t *testing.T, ctx context.Context, sim *gnmisim.Target, sw *intent.Swi
 		return d, desired, nil, err
 	}
 	running = drivers.NewRunning(running.Config, plat, desired.Owned)
-	return d, desired, compliance.Diff(desired, running.Owned, plat.Syntax, nil), nil
+	return d, desired, devcfg.Diff(desired, running.Owned, plat.Syntax, nil), nil
 }
 
 // TestSimulatorConverges drives leaf-sonic through the gNMI driver and the

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/sonicyang"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // The SONiC YANG oracle (issue: independent oracles): every config the

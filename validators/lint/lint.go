@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/intent/headroom"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // minMTUForActive4096 is the IP MTU at which RoCE picks a 4096-byte active

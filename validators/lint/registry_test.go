@@ -6,10 +6,10 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // standIns carry the lint-relevant facts of platforms whose renderers are

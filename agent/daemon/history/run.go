@@ -3,7 +3,7 @@ package history
 import (
 	"time"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/validators/telemetry"
 )
 

@@ -15,11 +15,11 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 

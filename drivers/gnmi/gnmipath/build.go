@@ -11,7 +11,7 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // Leaf is one value at a path relative to some base.

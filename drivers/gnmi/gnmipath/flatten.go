@@ -8,7 +8,7 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // maxDepth bounds recursion on hostile input.

@@ -8,7 +8,7 @@ import (
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/protobuf/testing/protocmp"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 func TestParseFormat(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // Origin cli as EOS's gNMI server takes it, written from the gNMI

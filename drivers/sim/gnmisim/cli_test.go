@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 func cliUpdate(text string) *gnmipb.Update {

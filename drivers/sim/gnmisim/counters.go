@@ -12,7 +12,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 // Counter names one kind of moving counter.

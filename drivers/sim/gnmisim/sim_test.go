@@ -12,10 +12,10 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/internal/yangdir"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 func client(t *testing.T, opt gnmisim.Options) (*gnmisim.Target, gnmipb.GNMIClient) {

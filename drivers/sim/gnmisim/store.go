@@ -6,8 +6,8 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // tree is the configuration: canonical leaf path (with origin prefix) →

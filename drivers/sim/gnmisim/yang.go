@@ -11,8 +11,8 @@ import (
 
 	"github.com/openconfig/goyang/pkg/yang"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 // validatedModules are read from the YANG folder; their top-level

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/all"
-	"github.com/rocefab/rocefab/renderers/devcfg"
-	"github.com/rocefab/rocefab/validators/compliance"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 
@@ -41,7 +41,7 @@ func drift(t *testing.T, res *intent.Resolved, sw *intent.Switch, hand func(p *i
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := compliance.Diff(want, running, e.Attrs.Platform.Syntax, e.Attrs.Classify)
+	cs := devcfg.Diff(want, running, e.Attrs.Platform.Syntax, e.Attrs.Classify)
 	p := &compliance.Plan{Kind: "drift", Devices: []compliance.DevicePlan{{Device: sw.Name, Kind: "switch", Platform: sw.Platform,
 		Status: compliance.StatusDrifted, Changes: cs}}}
 	p.Summarise()

@@ -17,11 +17,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/compliance"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 	"github.com/rocefab/rocefab/renderers/host"
-	"github.com/rocefab/rocefab/validators/compliance"
 )
 
 // Field is one lossless intent field and what a difference in what it

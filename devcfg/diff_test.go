@@ -1,10 +1,10 @@
-package compliance
+package devcfg_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 )
 
 var cliSyntax = devcfg.Syntax{
@@ -103,7 +103,7 @@ interface Ethernet1/1
 			desired := &devcfg.Config{Shape: devcfg.ShapeTree, Tree: tree(t, desiredText), Owned: scope}
 			full := &devcfg.Config{Shape: devcfg.ShapeTree, Tree: tree(t, tc.running)}
 			running := full.Filter(scope)
-			changes := Diff(desired, running, cliSyntax, nil)
+			changes := devcfg.Diff(desired, running, cliSyntax, nil)
 			var got []string
 			for _, c := range changes {
 				s := c.Action.Symbol() + " " + c.Where()
@@ -126,7 +126,7 @@ interface Ethernet1/1
 func TestTreeDiffNeverRemovesContext(t *testing.T) {
 	desired := &devcfg.Config{Shape: devcfg.ShapeTree, Tree: &devcfg.Tree{}, Owned: scope}
 	full := &devcfg.Config{Shape: devcfg.ShapeTree, Tree: tree(t, "interface Ethernet1/1\n  mtu 9216\n  description keep\n")}
-	changes := Diff(desired, full.Filter(scope), cliSyntax, nil)
+	changes := devcfg.Diff(desired, full.Filter(scope), cliSyntax, nil)
 	if len(changes) != 1 || changes[0].Path != "mtu 9216" || changes[0].Action != devcfg.Remove {
 		t.Fatalf("want only the owned mtu line removed, got %+v", changes)
 	}
@@ -153,7 +153,7 @@ func TestPathsDiffAndClassify(t *testing.T) {
 		}
 		return devcfg.Hitless, ""
 	}
-	changes := Diff(desired, running, devcfg.Syntax{Style: devcfg.StylePaths}, classify)
+	changes := devcfg.Diff(desired, running, devcfg.Syntax{Style: devcfg.StylePaths}, classify)
 	want := []struct {
 		act  devcfg.Action
 		path string
@@ -200,7 +200,7 @@ func TestImpliedMembership(t *testing.T) {
 		"interface Ethernet1/1\n  "+all+"\ninterface Ethernet1/2\n  switchport trunk allowed vlan add 10\n  switchport trunk allowed vlan add 100\n")}
 	running = running.Filter(sc)
 	var got []string
-	for _, c := range Diff(desired, running, syn, nil) {
+	for _, c := range devcfg.Diff(desired, running, syn, nil) {
 		got = append(got, c.Action.Symbol()+" "+c.Where())
 	}
 	want := "+ interface Ethernet1/2 > switchport trunk allowed vlan add 101|- interface Ethernet1/2 > switchport trunk allowed vlan add 100"
@@ -216,12 +216,12 @@ func TestImpliedMembership(t *testing.T) {
 		}}
 	want2 := devcfg.Paths{"interface swp1 bridge domain br_default vlan 100": devcfg.Empty, "interface swp2 bridge domain br_default vlan 100": devcfg.Empty}
 	have := (&devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{inherits: devcfg.Empty, "interface swp2 bridge domain br_default vlan 10": devcfg.Empty}}).Filter(ps)
-	changes := Diff(&devcfg.Config{Shape: devcfg.ShapePaths, Paths: want2, Owned: ps}, have, devcfg.Syntax{}, nil)
+	changes := devcfg.Diff(&devcfg.Config{Shape: devcfg.ShapePaths, Paths: want2, Owned: ps}, have, devcfg.Syntax{}, nil)
 	if len(changes) != 1 || changes[0].Action != devcfg.Add || changes[0].Path != "interface swp2 bridge domain br_default vlan 100" {
 		t.Fatalf("paths changes = %+v, want one add on swp2 (swp1 inherits it; the marker stays)", changes)
 	}
 	// Nothing wanted any more: the inheriting marker is still not removed.
-	if changes := Diff(&devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}, Owned: ps}, have, devcfg.Syntax{}, nil); len(changes) != 0 {
+	if changes := devcfg.Diff(&devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}, Owned: ps}, have, devcfg.Syntax{}, nil); len(changes) != 0 {
 		t.Fatalf("changes = %+v, want none", changes)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/internal/golden"
-	"github.com/rocefab/rocefab/renderers/devcfg"
 )
 
 func samplePlan(kind string) *Plan {

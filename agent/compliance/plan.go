@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rocefab/rocefab/renderers/devcfg"
+	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/validators/cabling"
 )
 
