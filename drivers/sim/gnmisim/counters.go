@@ -64,14 +64,53 @@ type counters struct {
 	opt   CounterOptions
 	start time.Time
 	base  map[counterKey]uint64
+	// rates are per-counter growth set by Rate, each since its moment.
+	rates map[counterKey]rate
 }
 
+type rate struct {
+	perSec float64
+	since  time.Time
+}
+
+// value wraps at 2^64 as the device's 64-bit counters do.
 func (c *counters) value(k counterKey, now time.Time) uint64 {
 	v := c.base[k]
 	if c.opt.Tick > 0 {
 		v += uint64(now.Sub(c.start)/c.opt.Tick) * c.opt.PerTick[k.c]
 	}
+	if r, ok := c.rates[k]; ok && now.After(r.since) {
+		v += uint64(r.perSec * now.Sub(r.since).Seconds())
+	}
 	return v
+}
+
+// fold moves what a counter's rate has added into its base, so the rate
+// can change (or the counter be set) from now on without a step.
+func (c *counters) fold(k counterKey, now time.Time) {
+	r, ok := c.rates[k]
+	if !ok {
+		return
+	}
+	if now.After(r.since) {
+		c.base[k] += uint64(r.perSec * now.Sub(r.since).Seconds())
+	}
+	r.since = now
+	c.rates[k] = r
+}
+
+func (c *counters) setRate(k counterKey, perSec float64, now time.Time) {
+	c.fold(k, now)
+	if perSec <= 0 {
+		delete(c.rates, k)
+		return
+	}
+	c.rates[k] = rate{perSec: perSec, since: now}
+}
+
+func (c *counters) set(k counterKey, v uint64, now time.Time) {
+	c.fold(k, now)
+	c.base[k] += v - c.value(k, now) // modulo 2^64, as the counter
 }
 
 // leaves returns every OpenConfig counter as a leaf path → uint64: the
