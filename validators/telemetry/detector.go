@@ -54,10 +54,13 @@ type portState struct {
 
 // deltas are one port's counter increases over one interval.
 type deltas struct {
-	prioOK   [NumPriorities]PrioSet
-	prio     [NumPriorities][NumPrioMetrics]uint64
-	portOK   PortSet
-	port     [NumPortMetrics]uint64
+	prioOK [NumPriorities]PrioSet
+	prio   [NumPriorities][NumPrioMetrics]uint64
+	portOK PortSet
+	port   [NumPortMetrics]uint64
+	// wdJump is how far a priority's watchdog counter moved when it moved
+	// faster than it can count (Implausible, so not in prio); 0 otherwise.
+	wdJump   [NumPriorities]uint64
 	from, to time.Time
 	elapsed  time.Duration
 	gap      bool
@@ -234,7 +237,7 @@ func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *Re
 	}
 	for p := range NumPriorities {
 		cur := &pc.Prio[p]
-		dl.prioOK[p] = 0
+		dl.prioOK[p], dl.wdJump[p] = 0, 0
 		for b := uint16(cur.Has & ps.prioHas[p]); b != 0; b &= b - 1 {
 			m := bits.TrailingZeros16(b)
 			w := Width64
@@ -245,6 +248,11 @@ func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *Re
 			if s.Valid() {
 				dl.prioOK[p] |= 1 << m
 				dl.prio[p][m] = s.Delta
+			} else if s.Change == Implausible && PrioMetric(m) == WatchdogStorms {
+				dl.wdJump[p] = cur.V[m] // gone back (a reset): the value since
+				if cur.V[m] >= ps.prio[p][m] {
+					dl.wdJump[p] = cur.V[m] - ps.prio[p][m]
+				}
 			}
 			tally(rs, s.Change)
 		}
