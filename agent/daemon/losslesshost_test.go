@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -80,6 +81,16 @@ func (n *hostNIC) Stats(netdev string) (map[string]uint64, error) {
 		}
 	}
 	return out, nil
+}
+
+// Set puts a counter at v, its rate going on from there (a driver
+// reload clears them all).
+func (n *hostNIC) Set(name string, v float64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r := n.rates[name]
+	r.since = time.Now()
+	n.rates[name], n.base[name] = r, v
 }
 
 // sync writes the hw_counters as the NIC would have them now.
@@ -346,4 +357,129 @@ func waitHook(t *testing.T, h *hookSink, event string, code telemetry.Code) noti
 		return false
 	})
 	return out
+}
+
+// TestLosslessLongHealthyRun: hundreds of agent rounds of a healthy
+// fabric raise nothing: pause bursts from gpu01 spreading two hops
+// (leaf1, then leaf2) at 45 % but shorter than the spread's hold, a
+// 64-bit queue counter wrapping, leaf1's counters cleared and gpu01's
+// NIC counters reset by a driver reload mid-run, and an agent restart.
+// The same burst held past the hold is then a pause_propagation, so the
+// run came near a threshold and stayed under it.
+func TestLosslessLongHealthyRun(t *testing.T) {
+	f := newFixture(t, 2, func(o *gnmisim.Options) { o.Counters.Priorities = []int{3, 6} })
+	nic := newHostNIC(t)
+	c1 := f.commit("first", hostFabric(f))
+	f.converge("150KB", "9216")
+	healthyNIC(nic)
+	leaf1, leaf2 := f.sims["leaf1"], f.sims["leaf2"]
+	for _, sw := range []*gnmisim.Target{leaf1, leaf2} {
+		for _, port := range []string{"Ethernet1", "Ethernet2"} {
+			sw.Rate(port, 3, gnmisim.QueueTxPackets, 1_000_000)
+			sw.Rate(port, 3, gnmisim.ECNMarked, 2_000)
+			sw.Rate(port, 6, gnmisim.QueueTxPackets, 20_000)
+			sw.SetCounter(port, 3, gnmisim.WatchdogStorms, 5) // storms long ago
+			sw.SetCounter(port, 3, gnmisim.QueueDrops, 120)   // drops long ago
+		}
+	}
+	// 2 s of traffic from the top of its 64 bits: it wraps mid-run.
+	leaf2.SetCounter("Ethernet2", 3, gnmisim.QueueTxPackets, math.MaxUint64-2_000_000)
+
+	const hold = 600 * time.Millisecond
+	cfg := f.config()
+	cfg.CountersInterval = 20 * time.Millisecond
+	cfg.LosslessTune = func(c *telemetry.Config) {
+		fastHolds(c)
+		c.Propagation.For = hold
+	}
+	deps := f.deps()
+	deps.HostCounters = nic.source()
+	a := f.start(cfg, deps)
+	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
+	waitFor(t, "gpu01's and both switches' counters", func() bool {
+		_, h := a.hub.value(counters.Key{Device: "gpu01", Port: "mlx5_0/1", Counter: "hw_counters/np_cnp_sent"})
+		_, s2 := a.hub.value(counters.Key{Device: "leaf2", Port: "Ethernet2", Counter: "pfc3/rx-pause-us"})
+		return h && s2
+	})
+	burst := func(on bool) {
+		us, frames := 0.0, 0.0
+		if on {
+			us, frames = 450_000, 3_000
+		}
+		leaf1.Rate("Ethernet1", 3, gnmisim.PFCRxMicros, us)
+		leaf1.Rate("Ethernet1", 3, gnmisim.PFCRx, frames)
+		leaf2.Rate("Ethernet2", 3, gnmisim.PFCRxMicros, us)
+		leaf2.Rate("Ethernet2", 3, gnmisim.PFCRx, frames)
+		nic.Rate("ethtool/tx_prio3_pause", frames)
+		nic.Rate("ethtool/tx_prio3_pause_duration", us)
+	}
+	rounds := 0
+	var moves telemetry.ReadingStatus
+	count := func(r *running) int { r.watch.mu.Lock(); defer r.watch.mu.Unlock(); return r.watch.rounds }
+	tally := func(r *running) {
+		r.watch.mu.Lock()
+		defer r.watch.mu.Unlock()
+		moves.Resets += r.watch.moves.Resets
+		moves.Wraps += r.watch.moves.Wraps
+	}
+	cur := a
+	base := count(cur)
+	const cycles = 24
+	for i := range cycles {
+		burst(true)
+		time.Sleep(hold / 6)
+		burst(false)
+		time.Sleep(hold / 3)
+		switch i {
+		case cycles / 3: // clear counters on leaf1, a driver reload on gpu01
+			for _, port := range []string{"Ethernet1", "Ethernet2"} {
+				for _, c := range []gnmisim.Counter{gnmisim.PFCRx, gnmisim.PFCTx, gnmisim.PFCRxMicros, gnmisim.PFCTxMicros,
+					gnmisim.QueueTxPackets, gnmisim.ECNMarked, gnmisim.WatchdogStorms, gnmisim.QueueDrops} {
+					for _, prio := range []int{3, 6} {
+						leaf1.SetCounter(port, prio, c, 0)
+					}
+				}
+			}
+			nic.mu.Lock()
+			names := make([]string, 0, len(nic.rates))
+			for name := range nic.rates {
+				names = append(names, name)
+			}
+			nic.mu.Unlock()
+			for _, name := range names {
+				nic.Set(name, 0)
+			}
+		case 2 * cycles / 3: // the agent restarts
+			rounds += count(cur) - base
+			cur.stop()
+			tally(cur)
+			cur = f.start(f.config2(cfg), deps)
+			base = count(cur)
+		}
+	}
+	rounds += count(cur) - base
+	tally(cur)
+	if rounds < 300 {
+		t.Errorf("only %d detector rounds", rounds)
+	}
+	if moves.Resets == 0 || moves.Wraps == 0 {
+		t.Errorf("the detector saw %d resets and %d wraps; the run must have both", moves.Resets, moves.Wraps)
+	}
+	if got := cur.activeLossless(); len(got) != 0 {
+		t.Fatalf("findings on a healthy run: %v", got)
+	}
+	if runs := losslessRuns(t, cur); len(runs) != 0 {
+		t.Fatalf("%d lossless runs on a healthy run: %+v", len(runs), runs[0].Lossless)
+	}
+	if hooks := losslessHooks(t, f.hooks); len(hooks) != 0 {
+		t.Fatalf("%d lossless webhooks on a healthy run: %+v", len(hooks), hooks)
+	}
+
+	// The same burst, held: a spread.
+	burst(true)
+	fc := waitHook(t, f.hooks, notify.FindingRaised, telemetry.CodePausePropagation)
+	if fc.Device != "gpu01" || fc.Priority == nil || *fc.Priority != 3 {
+		t.Errorf("the held burst raised %+v", fc)
+	}
+	t.Logf("%d healthy rounds, %d resets, %d wraps", rounds, moves.Resets, moves.Wraps)
 }
