@@ -147,8 +147,8 @@ func (c *counters) leaves(ports []string, now time.Time) map[string]uint64 {
 // and its tests' testdata): per port, the port's SAI fields
 // (SAI_PORT_STAT_PFC_N_RX_PKTS, _TX_PKTS), its queues keyed "port:N"
 // (SAI_QUEUE_STAT_PACKETS, SAI_QUEUE_STAT_DROPPED_PACKETS,
-// SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS; every queue of the port is
-// listed, the unused ones empty) and the PFC watchdog's view of its
+// SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS; every queue of the port, as
+// queue counter polling fills them) and the PFC watchdog's view of its
 // lossless queues keyed the same way. Values are strings, as Redis holds
 // them.
 type countersDBPort struct {
@@ -175,14 +175,15 @@ func (c *counters) countersDB(ports []string, now time.Time) map[string]counters
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_TX_PKTS"] = u(c.value(counterKey{port, prio, PFCTx}, now))
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_RX_PAUSE_DURATION_US"] = u(c.value(counterKey{port, prio, PFCRxMicros}, now))
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_TX_PAUSE_DURATION_US"] = u(c.value(counterKey{port, prio, PFCTxMicros}, now))
-			if !lossless[prio] {
-				p.queues[key] = map[string]string{}
-				continue
-			}
+			// Queue counter polling covers every queue (the CNP queue's
+			// drops included); the watchdog only the lossless ones.
 			p.queues[key] = map[string]string{
 				"SAI_QUEUE_STAT_PACKETS":                 u(c.value(counterKey{port, prio, QueueTxPackets}, now)),
 				"SAI_QUEUE_STAT_DROPPED_PACKETS":         u(c.value(counterKey{port, prio, QueueDrops}, now)),
 				"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": u(c.value(counterKey{port, prio, ECNMarked}, now)),
+			}
+			if !lossless[prio] {
+				continue
 			}
 			p.pfcwd[key] = map[string]string{
 				"PFC_WD_STATUS":                        "operational",
