@@ -52,8 +52,10 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 	k := key{CodePFCStorm, r.dev, r.port, int8(p)}
 	frac, how, fok := d.pausedFraction(r, p, dl)
 	storms, wok := dl.p(p, WatchdogStorms)
-	if fok && frac >= d.cfg.Propagation.ClearFraction {
-		d.edges = append(d.edges, pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap})
+	if ek := (edgeKey{r, int8(p)}); fok && frac >= d.cfg.Propagation.ClearFraction {
+		d.paused[ek] = pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap}
+	} else if len(d.paused) > 0 {
+		delete(d.paused, ek)
 	}
 	if !fok && !wok {
 		return

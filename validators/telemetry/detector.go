@@ -16,7 +16,11 @@ type Detector struct {
 	findings map[key]*entry
 	dl       deltas      // scratch for the port being read
 	edges    []pauseEdge // this round's paused ports, for pause_propagation
-	rated    bool        // some switch gave rates this round
+	// paused holds each port's latest paused interval until the port is
+	// read again, so a device whose sample missed this round still shows
+	// its pause (devices are not read in lockstep).
+	paused map[edgeKey]pauseEdge
+	rated  bool // some switch gave rates this round
 }
 
 type devState struct {
@@ -120,7 +124,7 @@ func New(t *Topology, cfg Config) (*Detector, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Detector{topo: t, cfg: cfg, devs: make([]devState, len(t.devs)), findings: map[key]*entry{}}
+	d := &Detector{topo: t, cfg: cfg, devs: make([]devState, len(t.devs)), findings: map[key]*entry{}, paused: map[edgeKey]pauseEdge{}}
 	for i := range t.devs {
 		dev, ds := &t.devs[i], &d.devs[i]
 		ds.ports = make([]portState, len(dev.ports))
@@ -155,6 +159,7 @@ func (d *Detector) Observe(readings []Reading) Report {
 		}
 	}
 	d.checkAcrossCables()
+	d.pausedEdges(latest)
 	d.checkPropagation(latest)
 	d.finish(&rep)
 	return rep

@@ -800,3 +800,38 @@ func TestWatchdogCounterJump(t *testing.T) {
 		})
 	}
 }
+
+// TestSpreadAcrossDevicesReadOutOfStep: devices are not read in
+// lockstep, so a round may lack a hop's device; its last pause is carried
+// for up to an interval and a half, and a spread held that long is still
+// one spread. A device unread for longer is not known to be paused.
+func TestSpreadAcrossDevicesReadOutOfStep(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		skip     func(r int) bool // spine1 unread in round r
+		raisedAt int
+	}{
+		{"every device every round", func(int) bool { return false }, 3},
+		{"spine1 misses every other round", func(r int) bool { return r%2 == 0 }, 3},
+		// Read once, then not again: its pause is carried one round, then
+		// forgotten, so the spread never holds for 30 s.
+		{"spine1 read once", func(r int) bool { return r >= 2 }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := run(t, scenario{rounds: 9, step: func(s *sim, r int) {
+				s.pause("leaf2", "Ethernet1", 3, 0.5, el)  // gpu3 pauses leaf2
+				s.pause("spine1", "Ethernet2", 3, 0.4, el) // leaf2 pauses spine1
+				if tc.skip(r) {
+					s.dev("spine1").skip = true
+				}
+			}}, DefaultConfig())
+			r, _ := h.raisedAt(CodePausePropagation, "gpu3 priority 3")
+			if r != tc.raisedAt {
+				t.Fatalf("raised in round %d, want %d; all %q", r, tc.raisedAt, h.codes())
+			}
+			if tc.raisedAt != 0 {
+				wantOnly(t, h, "pause_propagation gpu3 priority 3")
+			}
+		})
+	}
+}
