@@ -54,7 +54,7 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 	storms, wok := dl.p(p, WatchdogStorms)
 	if ek := (edgeKey{r, int8(p)}); fok && frac >= d.cfg.Propagation.ClearFraction {
 		d.paused[ek] = pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap}
-	} else if len(d.paused) > 0 {
+	} else if fok && len(d.paused) > 0 { // a pause counter unknown this interval (a glitch) is no end of the pause
 		delete(d.paused, ek)
 	}
 	if !fok && !wok {
