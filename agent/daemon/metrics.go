@@ -184,7 +184,7 @@ func (m *metrics) observeProbe(s ProbeSummary) {
 		}
 	}
 	for _, f := range s.Findings {
-		m.probeFindings.WithLabelValues(f.Code, f.Severity).Inc()
+		m.probeFindings.WithLabelValues(string(f.Code), f.Severity.String()).Inc()
 	}
 }
 
