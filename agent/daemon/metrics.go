@@ -47,6 +47,7 @@ type metrics struct {
 
 	webhooks *prometheus.CounterVec
 	mesh     *meshMetrics
+	findings lastFindings
 
 	counters *counterHub
 }
@@ -126,6 +127,7 @@ func (m *metrics) observeRun(r *history.Run) {
 		m.lastRunResult.WithLabelValues(kind, string(res)).Set(v)
 	}
 	m.runs.WithLabelValues(kind, string(r.Trigger), string(r.Result)).Inc()
+	m.findings.observe(r)
 }
 
 // setDevice sets a device's compliance series.
