@@ -71,7 +71,9 @@ func TestEveryProducerOneFinding(t *testing.T) {
 		{finding.SourceCabling, func(t *testing.T) []finding.Finding {
 			var r cabling.Report
 			decodeGolden(t, "../../validators/cabling/testdata/report.json", &r)
-			return finding.All(r.Findings)
+			fs := finding.All(r.Findings)
+			dcbx := []cabling.DCBXFinding{{Device: "leaf1", Port: "Ethernet1", TLV: "pfc", Message: "the neighbour enables PFC on 4, the intent on 3"}}
+			return append(fs, finding.All(dcbx)...)
 		}},
 		{finding.SourceProbe, func(t *testing.T) []finding.Finding {
 			var r probe.Report
