@@ -48,14 +48,10 @@ const (
 	SeverityInfo     = "info"
 )
 
+// severityRank orders the words on the shared finding scale.
 func severityRank(s string) int {
-	switch s {
-	case SeverityCritical:
-		return 2
-	case SeverityWarning:
-		return 1
-	}
-	return 0
+	v, _ := finding.ParseSeverity(s)
+	return int(v)
 }
 
 // Event is one run's compliance changes.
