@@ -213,3 +213,40 @@ func TestFindingsMetric(t *testing.T) {
 		t.Errorf("after a clean probe run: %v, want %v", g, want)
 	}
 }
+
+// TestSeverityMapping pins how each source's own scale maps onto the
+// shared one, as docs/agent.md and package finding describe it.
+func TestSeverityMapping(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		got  finding.Severity
+		want finding.Severity
+	}{
+		{"intent error", intent.SeverityError.Finding(), finding.Error},
+		{"intent warning", intent.SeverityWarning.Finding(), finding.Warning},
+		{"consistency error", consistency.Finding{Code: "mtu", Severity: consistency.Error, Message: "m"}.AsFinding().Severity, finding.Error},
+		{"consistency warning", consistency.Finding{Code: "mtu", Severity: consistency.Warning, Message: "m"}.AsFinding().Severity, finding.Warning},
+		{"doctor fail", doctor.Fail.Finding(), finding.Error},
+		{"doctor warn", doctor.Warn.Finding(), finding.Warning},
+		{"doctor pass", doctor.Pass.Finding(), finding.Info},
+		{"cabling miscabled", cabling.Finding{Status: cabling.Miscabled}.AsFinding().Severity, finding.Error},
+		{"cabling missing", cabling.Finding{Status: cabling.Missing}.AsFinding().Severity, finding.Warning},
+		{"cabling unexpected", cabling.Finding{Status: cabling.Unexpected}.AsFinding().Severity, finding.Warning},
+		{"cabling unread", cabling.Finding{Status: cabling.Unread}.AsFinding().Severity, finding.Warning},
+		{"cabling verified", cabling.Finding{Status: cabling.Verified}.AsFinding().Severity, finding.Info},
+		{"probe error", probe.SeverityError.Finding(), finding.Error},
+		{"probe warning", probe.SeverityWarning.Finding(), finding.Warning},
+		{"probe info", probe.SeverityInfo.Finding(), finding.Info},
+		{"localize localized", localize.Finding{Class: localize.Loss, Status: localize.Localized}.AsFinding().Severity, finding.Error},
+		{"localize CE", localize.Finding{Class: localize.CE, Status: localize.Localized}.AsFinding().Severity, finding.Warning},
+		{"localize inconclusive", localize.Finding{Class: localize.Loss, Status: localize.Inconclusive}.AsFinding().Severity, finding.Warning},
+		{"telemetry error", telemetry.SeverityError.Finding(), finding.Error},
+		{"telemetry warning", telemetry.SeverityWarning.Finding(), finding.Warning},
+		{"mesh critical", notifySeverity(notify.SeverityCritical), finding.Critical},
+		{"mesh warning", notifySeverity(notify.SeverityWarning), finding.Warning},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, tc.got, tc.want)
+		}
+	}
+}
