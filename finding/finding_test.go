@@ -88,7 +88,7 @@ func TestSubjectString(t *testing.T) {
 	}
 }
 
-func TestHelpers(t *testing.T) {
+func TestSortFilterMax(t *testing.T) {
 	fs := []Finding{
 		{Source: SourceProbe, Code: "loss", Severity: Warning, Message: "b", Subject: Subject{Pair: "b"}},
 		{Source: SourceLint, Code: "R1", Severity: Error, Message: "a"},
