@@ -449,6 +449,10 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 		return nil, err
 	}
 	st, err := d.dialect.Push(ctx, session{d: d, c: c}, devcfg.Push{ID: c.id, Run: c.run, Holder: c.holder(), Patch: patch, Window: opt.ConfirmWindow})
+	if st == nil && err == nil {
+		// Nothing said to settle: the change was committed at once.
+		st = &devcfg.Settle{Kind: devcfg.SettledNow}
+	}
 	return d.settled(c.id, st), err
 }
 
