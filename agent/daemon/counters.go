@@ -197,12 +197,16 @@ func (s *switchStreams) subscribe(ctx context.Context, r *intent.Resolved, sw *i
 		return false, err
 	}
 	got := false
+	clock := sampleClock{maxLag: 3 * s.a.cfg.CountersInterval}
+	var stamps []time.Time
 	for b := range ch {
 		if b.Err != nil {
 			return got, b.Err
 		}
 		var samples []counters.Sample
+		stamps = stamps[:0]
 		for _, c := range b.Counters {
+			stamps = append(stamps, c.Time)
 			canon, err := gnmipath.Canonical(c.Path)
 			if err != nil {
 				continue
@@ -213,7 +217,7 @@ func (s *switchStreams) subscribe(ctx context.Context, r *intent.Resolved, sw *i
 		}
 		if len(samples) > 0 {
 			got = true
-			s.a.hub.set(roleSwitch, samples, s.a.now())
+			s.a.hub.set(roleSwitch, samples, clock.at(batchTime(stamps), s.a.now()))
 		}
 	}
 	return got, ctx.Err()
