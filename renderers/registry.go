@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/devcfg"
+	"github.com/rocefab/rocefab/devcfg/observe"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -66,6 +67,15 @@ type Attributes struct {
 	// e.g. for SONiC's buffer model); an error refuses the device, naming
 	// what the device lacks (e.g. ports its PORT table does not have).
 	Fit func(sw *intent.Switch, desired, running *devcfg.Config) error
+	// LLDP is how the cabling check reads the platform's LLDP neighbours
+	// (the command or gNMI Get, the parser, its citation); nil: the
+	// generic readers (lldpcli, openconfig-lldp) or none.
+	LLDP *observe.LLDP
+	// ShowCounters are the show commands, with their parsers, that read
+	// the platform's RoCE counters over SSH; nil: not read that way.
+	ShowCounters observe.CounterCommands
+	// ShowCounterSources cite each show command's JSON shape, by command.
+	ShowCounterSources map[string]string
 }
 
 // Entry is one registered platform.

@@ -47,6 +47,7 @@ func Register(r *renderers.Registry) error {
 			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
 			Headroom: &HeadroomFacts,
 			FileExt:  ".nvue",
+			LLDP:     &LLDP,
 		},
 	})
 }

@@ -77,6 +77,7 @@ func Register(r *renderers.Registry) error {
 			Encode:     Encode,
 			Sources:    Sources,
 			FileExt:    ".cfg",
+			LLDP:       &LLDP,
 			Watchdog:   &WatchdogTimes,
 			LAGNumbers: &LAGs,
 		},

@@ -74,6 +74,7 @@ func Register(r *renderers.Registry) error {
 			LAGNumbers: &LAGs,
 			Headroom:   &HeadroomFacts,
 			FileExt:    ".cfg",
+			LLDP:       &LLDP,
 		},
 	})
 }

@@ -98,6 +98,7 @@ func Attributes() renderers.Attributes {
 		}),
 		Encode:  Encode,
 		FileExt: ".json",
+		LLDP:    &LLDP,
 		// pfcwd takes whole milliseconds within these bounds.
 		Watchdog: &renderers.WatchdogTimes{
 			Detection:   renderers.TimeRange{Step: time.Millisecond, Min: wdDetectionMin * time.Millisecond, Max: wdDetectionMax * time.Millisecond, Form: "whole milliseconds"},
