@@ -36,12 +36,14 @@ func Register(r *renderers.Registry) error {
 				"pfc-priority":                    "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 				"congestion-notification-profile": "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 			}),
-			Encode:   Encode,
-			Sources:  Sources,
-			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
-			Headroom: &HeadroomFacts,
-			FileExt:  ".set",
-			LLDP:     &LLDP,
+			Encode:             Encode,
+			Sources:            Sources,
+			Watchdog:           &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			Headroom:           &HeadroomFacts,
+			FileExt:            ".set",
+			LLDP:               &LLDP,
+			ShowCounters:       ShowCounters,
+			ShowCounterSources: ShowCounterSources,
 		},
 	})
 }

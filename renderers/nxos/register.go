@@ -68,13 +68,15 @@ func Register(r *renderers.Registry) error {
 				"pause buffer-size":     "a pause buffer change re-carves the no-drop buffers of every port",
 				"queuing input":         "an input queuing change re-carves the no-drop buffers of every port",
 			}),
-			Encode:     Encode,
-			Sources:    Sources,
-			Watchdog:   &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
-			LAGNumbers: &LAGs,
-			Headroom:   &HeadroomFacts,
-			FileExt:    ".cfg",
-			LLDP:       &LLDP,
+			Encode:             Encode,
+			Sources:            Sources,
+			Watchdog:           &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			LAGNumbers:         &LAGs,
+			Headroom:           &HeadroomFacts,
+			FileExt:            ".cfg",
+			LLDP:               &LLDP,
+			ShowCounters:       ShowCounters,
+			ShowCounterSources: ShowCounterSources,
 		},
 	})
 }
