@@ -38,10 +38,9 @@ link the intent's pair is the wrong one.
 Devices in a network namespace (netns in the intent: hosts, and Linux
 switches) are read with lldpcli -f json show neighbors inside it
 (--lldp-socket names lldpd's control socket, {name} the device). Switches
-are opened as plan opens them and asked: NX-OS and EOS "show lldp neighbors
-detail | json", Junos "show lldp neighbors detail | display json" and NVUE
-"nv show interface -o json" over SSH, SONiC's
-APPL_DB LLDP_ENTRY_TABLE and OpenConfig's /lldp over gNMI. Any device can
+are opened as plan opens them and asked as their platform reads LLDP: its
+JSON show command over SSH or its gNMI Get (docs/platforms.md lists them),
+or OpenConfig's /lldp over gNMI. Any device can
 be given as saved output instead, --lldp DEVICE=FILE, parsed as its
 platform prints it (lldpcli JSON for hosts and Linux). A device read no
 way is not read, and the report says so.
