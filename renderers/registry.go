@@ -74,6 +74,9 @@ type Attributes struct {
 	// ShowCounters are the show commands, with their parsers, that read
 	// the platform's RoCE counters over SSH; nil: not read that way.
 	ShowCounters observe.CounterCommands
+	// CounterPaths are the gNMI leaves of the platform's RoCE counters;
+	// nil: OpenConfig's (validators/doctor/counters).
+	CounterPaths observe.CounterPaths
 	// ShowCounterSources cite each show command's JSON shape, by command.
 	ShowCounterSources map[string]string
 }

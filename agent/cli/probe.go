@@ -444,7 +444,7 @@ func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *devi
 		for _, p := range sw.Ports {
 			ports = append(ports, p.Name)
 		}
-		paths := counters.PathsFor(sw.Platform, ports, sw.Policy.PFCPriorities)
+		paths := counters.PathsWith(a.renderers, sw.Platform, ports, sw.Policy.PFCPriorities)
 		if len(paths) == 0 {
 			continue
 		}

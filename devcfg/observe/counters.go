@@ -1,6 +1,9 @@
 package observe
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Key names one counter: the device (host or switch), its port (an RDMA
 // port "mlx5_0/1", a netdev, or a switch interface) and the counter.
@@ -75,4 +78,38 @@ func PerPort(ports []string, line func(port string) string, parse func([]byte, s
 		out = append(out, CounterCommand{Line: line(p), Port: p, Parse: parse})
 	}
 	return out
+}
+
+// CounterPath maps one gNMI leaf to a counter key.
+type CounterPath struct {
+	Path    string // the leaf, "origin:/a/b[k=v]/c" as gnmipath reads it
+	Port    string
+	Counter string // SwitchPFCRx(3), ...
+	// Subscribe is the path to ask for when the target serves the leaf
+	// only inside a larger JSON value, and Target the gNMI target of the
+	// request. Both empty: ask for Path itself.
+	Subscribe string
+	Target    string
+}
+
+// Request is the path string to subscribe to, with its target
+// ("TARGET@/a/b"), as gnmipath.WithTarget writes it.
+func (c CounterPath) Request() string {
+	p := c.Subscribe
+	if p == "" {
+		p = c.Path
+	}
+	if c.Target == "" {
+		return p
+	}
+	return c.Target + "@" + p
+}
+
+// CounterPaths lists a platform's counter paths for its RoCE ports and
+// lossless priorities.
+type CounterPaths func(ports []string, prios []int) []CounterPath
+
+// EscapePathElem escapes a gNMI path element's name.
+func EscapePathElem(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `/`, `\/`, `[`, `\[`, `]`, `\]`).Replace(s)
 }
