@@ -138,6 +138,13 @@ type Switch struct {
 	Spec       *SwitchSpec
 }
 
+// QueueBufferGiven reports whether the switch's platform section gives
+// the queue buffer size, or both fill levels, that ECN thresholds in
+// percent need (renderers.Attributes.NeedsQueueBuffer).
+func (s *Switch) QueueBufferGiven() bool {
+	return s.Junos.QueueBufferSize != nil || s.Junos.FillLevelMin != nil && s.Junos.FillLevelMax != nil
+}
+
 // Port is one RoCE-facing switch port.
 type Port struct {
 	Name string

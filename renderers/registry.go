@@ -37,6 +37,15 @@ type Attributes struct {
 	Singletons []string
 	// NeedsQueueBuffer: ECN thresholds need the queue buffer size (Junos).
 	NeedsQueueBuffer bool
+	// QueueBufferHint is what lint says when NeedsQueueBuffer and the
+	// switch's section of the platform gives no buffer size.
+	QueueBufferHint string
+	// CarriesPFCFallback: an OpenConfig switch of this OS can carry its
+	// native PFC (openconfig.pfcFallback.platform names it).
+	CarriesPFCFallback bool
+	// NoPFCFallback is why an OpenConfig switch of this OS cannot carry
+	// its PFC after all (lint warns); "" when it can.
+	NoPFCFallback string
 	// NeedsPFCFallback: the platform has no PFC model (OpenConfig).
 	NeedsPFCFallback bool
 	// Classify says whether a change is traffic-affecting, and why.

@@ -78,6 +78,7 @@ func Register(r *renderers.Registry) error {
 			Sources:            Sources,
 			FileExt:            ".cfg",
 			LLDP:               &LLDP,
+			CarriesPFCFallback: true,
 			ShowCounters:       ShowCounters,
 			ShowCounterSources: ShowCounterSources,
 			Watchdog:           &WatchdogTimes,

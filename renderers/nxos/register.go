@@ -75,6 +75,7 @@ func Register(r *renderers.Registry) error {
 			Headroom:           &HeadroomFacts,
 			FileExt:            ".cfg",
 			LLDP:               &LLDP,
+			CarriesPFCFallback: true,
 			ShowCounters:       ShowCounters,
 			ShowCounterSources: ShowCounterSources,
 		},
