@@ -14,8 +14,7 @@ var Sources = []Source{
 	{"linux", "lldpcli -f json show neighbors (and -f json0)",
 		"lldpcli(8), lldpd 1.0.16 (Debian 12): https://manpages.debian.org/bookworm/lldpd/lldpcli.8.en.html " +
 			"(json0's structure does not change with the number of interfaces or neighbours; json's does); " +
-			"testdata/lldpcli_*.json captured from lldpd 1.0.16 across veths; sonic-net/sonic-dbsyncd " +
-			"src/lldp_syncd/daemon.py reads the same JSON on SONiC"},
+			"testdata/lldpcli_*.json captured from lldpd 1.0.16 across veths"},
 	{"openconfig", "gNMI Get /lldp (JSON, JSON_IETF)",
 		"openconfig/public release/models/lldp/openconfig-lldp.yang: " +
 			"lldp/interfaces/interface[name]/neighbors/neighbor[id]/state system-name, port-id, port-description"},
