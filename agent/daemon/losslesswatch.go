@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -240,34 +239,18 @@ func (a *Agent) recordLossless(cur *loaded, rep telemetry.Report, topo *telemetr
 	ev := notify.Event{Fabric: run.Fabric, Shard: shardLabel(a), RunID: run.ID, RunKind: string(run.Kind), Commit: run.Commit,
 		Time: now, Changes: []notify.DeviceChange{}}
 	for _, lf := range run.Lossless {
-		fc := notify.FindingChange{Event: notify.FindingRaised, Code: string(lf.Code), Severity: findingSeverity(lf.Severity),
-			Device: lf.Subject.Device, Port: lf.Subject.Port, Message: lf.Message, FirstSeen: lf.FirstSeen, LastSeen: lf.LastSeen,
-			ProbeRuns: lf.ProbeRuns}
-		if lf.Where.Line > 0 {
-			fc.Where = lf.Where.String()
-		}
-		if lf.Subject.Priority != telemetry.NoPriority {
-			p := lf.Subject.Priority
-			fc.Priority = &p
-		}
+		event := notify.FindingRaised
 		if lf.Event == history.LosslessCleared {
-			fc.Event, fc.Severity = notify.FindingCleared, notify.SeverityInfo
+			event = notify.FindingCleared
 		}
+		fc := notify.NewFindingChange(event, lf.AsFinding())
+		fc.ProbeRuns = lf.ProbeRuns
 		ev.Findings = append(ev.Findings, fc)
 	}
 	ev.Finish()
 	if a.deps.Notifier != nil {
 		a.deps.Notifier.Notify(ev)
 	}
-}
-
-// findingSeverity: a lossless finding that is an error (the class is
-// broken: a storm, a drop) pages as critical.
-func findingSeverity(s telemetry.Severity) string {
-	if s == telemetry.SeverityError {
-		return notify.SeverityCritical
-	}
-	return notify.SeverityWarning
 }
 
 // losslessDuring are the counter findings active at some moment of a
@@ -346,12 +329,9 @@ var losslessFindingDesc = prometheus.NewDesc("rocefab_lossless_finding_active",
 func (losslessCollector) Describe(ch chan<- *prometheus.Desc) { ch <- losslessFindingDesc }
 
 func (c losslessCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, f := range c.a.activeLossless() {
-		prio := ""
-		if f.Subject.Priority != telemetry.NoPriority {
-			prio = strconv.Itoa(f.Subject.Priority)
-		}
+	for _, lf := range c.a.activeLossless() {
+		f := lf.AsFinding()
 		ch <- prometheus.MustNewConstMetric(losslessFindingDesc, prometheus.GaugeValue, 1,
-			string(f.Code), string(f.Severity), f.Subject.Device, f.Subject.Port, prio)
+			string(f.Code), f.Severity.String(), f.Subject.Device, f.Subject.Port, f.Subject.PriorityLabel())
 	}
 }
