@@ -40,9 +40,10 @@ type Attributes struct {
 	// QueueBufferHint is what lint says when NeedsQueueBuffer and the
 	// switch's section of the platform gives no buffer size.
 	QueueBufferHint string
-	// CarriesPFCFallback: an OpenConfig switch of this OS can carry its
-	// native PFC (openconfig.pfcFallback.platform names it).
-	CarriesPFCFallback bool
+	// PFCFallback is how an OpenConfig switch of this OS carries its
+	// native PFC (openconfig.pfcFallback.platform names it); nil: it
+	// cannot.
+	PFCFallback *PFCFallback
 	// NoPFCFallback is why an OpenConfig switch of this OS cannot carry
 	// its PFC after all (lint warns); "" when it can.
 	NoPFCFallback string

@@ -52,12 +52,6 @@ var vendorExempt = map[string]string{
 	// advertising the single-origin sonic-db model; as platform data it
 	// belongs in devcfg.GNMIMapping, whose file the dialect change owns.
 	"drivers/gnmi/driver.go": "single-origin model",
-	// The OpenConfig platform's PFC fallback renders three vendors' native
-	// PFC (templates, watchdog units, owned scope, target checks, sources).
-	// Moving each into its folder needs the OpenConfig renderer to find
-	// the fallbacks through the registry at render time, and its tests to
-	// build that registry; not done in this change.
-	"renderers/openconfig": "PFC fallback",
 }
 
 func TestNoVendorCodeOutsidePlatformFolders(t *testing.T) {

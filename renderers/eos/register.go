@@ -78,7 +78,7 @@ func Register(r *renderers.Registry) error {
 			Sources:            Sources,
 			FileExt:            ".cfg",
 			LLDP:               &LLDP,
-			CarriesPFCFallback: true,
+			PFCFallback:        &PFCFallback,
 			ShowCounters:       ShowCounters,
 			ShowCounterSources: ShowCounterSources,
 			Watchdog:           &WatchdogTimes,

@@ -75,7 +75,7 @@ func Register(r *renderers.Registry) error {
 			Headroom:           &HeadroomFacts,
 			FileExt:            ".cfg",
 			LLDP:               &LLDP,
-			CarriesPFCFallback: true,
+			PFCFallback:        &PFCFallback,
 			ShowCounters:       ShowCounters,
 			ShowCounterSources: ShowCounterSources,
 		},

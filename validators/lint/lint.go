@@ -666,7 +666,7 @@ func (c *checker) fallbackRefused(fb string) string {
 func (c *checker) fallbackCarriers() string {
 	var names []string
 	for _, n := range c.reg.Names() {
-		if e, _ := c.reg.Lookup(n); e.Attrs.CarriesPFCFallback && e.Attrs.NoPFCFallback == "" {
+		if e, _ := c.reg.Lookup(n); e.Attrs.PFCFallback != nil && e.Attrs.NoPFCFallback == "" {
 			names = append(names, n)
 		}
 	}
