@@ -35,6 +35,9 @@ type losslessWatch struct {
 	recent []telemetry.Finding
 	loaded bool // the saved state was read
 	rounds int  // rounds observed by a detector
+	// moves are the counter moves other than growth the detector has
+	// taken in since start (resets, wraps, implausible jumps).
+	moves telemetry.ReadingStatus
 }
 
 // A cleared finding is kept this long, and at most recentMost of them,
@@ -124,6 +127,16 @@ func (a *Agent) detect(cur *loaded) (telemetry.Report, *telemetry.Topology) {
 	}
 	rep := w.det.Observe(a.hub.readings(w.topo))
 	w.rounds++
+	for _, rs := range rep.Readings {
+		w.moves.Resets += rs.Resets
+		w.moves.Wraps += rs.Wraps
+		w.moves.Ambiguous += rs.Ambiguous
+		w.moves.Implausible += rs.Implausible
+		if rs.Resets+rs.Ambiguous+rs.Implausible > 0 {
+			a.log.Debug("counters went back or jumped; taken as a new baseline where no rate is known", zap.String("device", rs.Device),
+				zap.Int("resets", rs.Resets), zap.Int("wraps", rs.Wraps), zap.Int("ambiguous", rs.Ambiguous), zap.Int("implausible", rs.Implausible))
+		}
+	}
 	w.active = rep.Active
 	now := a.now()
 	keep := 0

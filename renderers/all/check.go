@@ -27,6 +27,8 @@ func Check(e *renderers.Entry) []string {
 		// Text platforms are read by parsing what the device prints.
 		{!e.SupportsTransport("ssh") || p.Parse != nil, "Platform.Parse"},
 		{!e.SupportsTransport("ssh") || p.ShowRunning != "", "Platform.ShowRunning"},
+		// The SSH driver pushes only what a dialect tells it.
+		{!e.SupportsTransport("ssh") || p.Dialect != nil, "Platform.Dialect"},
 		// A declared limit is cited and not empty.
 		// What a platform reads back, or carries for OpenConfig, is whole.
 		{a.LLDP == nil || a.LLDP.Parse != nil && a.LLDP.Cite != "" && (a.LLDP.Show != "" || len(a.LLDP.GNMIPath) > 0), "LLDP (a parser, how to read it, a citation)"},
