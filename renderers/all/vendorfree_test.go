@@ -18,7 +18,7 @@ import (
 var platformFolders = []string{"nxos", "eos", "junos", "cumulus", "sonic"}
 
 // vendorWord matches a platform's name as a word of an identifier or a
-// string literal: camelCase and snake_case split first, so "parseEOS" and
+// string literal, split as written and at camelCase, so "parseEOS", "SONiC" and
 // "eos_ports" match while "videos" does not. NVUE is Cumulus's API.
 var vendorWord = regexp.MustCompile(`^(nxos|nx|eos|junos|cumulus|nvue|sonic)$|^(nxos|eos|junos|cumulus|nvue|sonic)[0-9]`)
 
@@ -35,11 +35,6 @@ var vendorExempt = map[string]string{
 	"agent/demo":        "demo",
 	"agent/cli/demo.go": "demo",
 	"examples":          "demo",
-	// moved by the dialect change
-	"drivers/ssh": "dialects",
-	// The device model names the commit styles of the dialects; the
-	// dialect change owns it.
-	"devcfg/platform.go": "dialects",
 	// The intent file format has a junos: section (queue buffer size and
 	// fill levels); a section owned by the platform needs the intent to
 	// carry opaque per-platform settings, a format change of its own.
@@ -48,9 +43,10 @@ var vendorExempt = map[string]string{
 	// The ASIC buffer facts cite the public ASIC tables they come from,
 	// which live in one vendor's repositories; no platform code.
 	"intent/headroom/asics.go": "citations",
-	// The gNMI driver refuses a SetRequest mixing origins on a target
-	// advertising the single-origin sonic-db model; as platform data it
-	// belongs in devcfg.GNMIMapping, whose file the dialect change owns.
+	// The gNMI driver refuses a SetRequest mixing origins on any target
+	// advertising sonic-gnmi's single-origin model, whatever platform the
+	// switch is managed as: as platform data it needs every platform's
+	// facts handed to the driver, which gets only its own platform's.
 	"drivers/gnmi/driver.go": "single-origin model",
 }
 
