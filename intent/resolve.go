@@ -1,8 +1,10 @@
 package intent
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -136,6 +138,29 @@ type Switch struct {
 	Ports      []Port
 	Policy     Policy
 	Spec       *SwitchSpec
+}
+
+// SectionKey is what the switch's platform section sets, as a key for
+// caches of its render: equal keys, equal settings.
+func (s *Switch) SectionKey() string {
+	var parts []string
+	if j := s.Junos; j.QueueBufferSize != nil {
+		parts = append(parts, fmt.Sprint("b", j.QueueBufferSize.N))
+	}
+	if j := s.Junos; j.FillLevelMin != nil {
+		parts = append(parts, fmt.Sprint("min", *j.FillLevelMin))
+	}
+	if j := s.Junos; j.FillLevelMax != nil {
+		parts = append(parts, fmt.Sprint("max", *j.FillLevelMax))
+	}
+	return strings.Join(parts, ",")
+}
+
+// QueueBufferGiven reports whether the switch's platform section gives
+// the queue buffer size, or both fill levels, that ECN thresholds in
+// percent need (renderers.Attributes.NeedsQueueBuffer).
+func (s *Switch) QueueBufferGiven() bool {
+	return s.Junos.QueueBufferSize != nil || s.Junos.FillLevelMin != nil && s.Junos.FillLevelMax != nil
 }
 
 // Port is one RoCE-facing switch port.

@@ -124,8 +124,9 @@ type Speed struct {
 
 var speedUnits = map[string]uint64{"m": 1, "g": 1000, "t": 1000000}
 
-// sonicSpeeds are the Ethernet rates a bare number may name, in Mb/s.
-var sonicSpeeds = map[int]bool{1000: true, 10000: true, 25000: true, 40000: true, 50000: true, 100000: true, 200000: true, 400000: true, 800000: true, 1600000: true}
+// bareSpeeds are the Ethernet rates a bare number may name, in Mb/s (as
+// a PORT table writes them).
+var bareSpeeds = map[int]bool{1000: true, 10000: true, 25000: true, 40000: true, 50000: true, 100000: true, 200000: true, 400000: true, 800000: true, 1600000: true}
 
 func (s *Speed) parseScalar(text, _ string) error {
 	t := strings.TrimSpace(text)
@@ -137,7 +138,7 @@ func (s *Speed) parseScalar(text, _ string) error {
 	if num != "" && unit == "" {
 		// SONiC's PORT table writes speeds in Mb/s (100000): a known
 		// Ethernet rate reads as such, any other bare number is refused.
-		if n, err := strconv.Atoi(num); err == nil && sonicSpeeds[n] {
+		if n, err := strconv.Atoi(num); err == nil && bareSpeeds[n] {
 			*s = Speed{Mbps: n}
 			return nil
 		}

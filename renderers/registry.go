@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/devcfg"
+	"github.com/rocefab/rocefab/devcfg/observe"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -36,6 +37,16 @@ type Attributes struct {
 	Singletons []string
 	// NeedsQueueBuffer: ECN thresholds need the queue buffer size (Junos).
 	NeedsQueueBuffer bool
+	// QueueBufferHint is what lint says when NeedsQueueBuffer and the
+	// switch's section of the platform gives no buffer size.
+	QueueBufferHint string
+	// PFCFallback is how an OpenConfig switch of this OS carries its
+	// native PFC (openconfig.pfcFallback.platform names it); nil: it
+	// cannot.
+	PFCFallback *PFCFallback
+	// NoPFCFallback is why an OpenConfig switch of this OS cannot carry
+	// its PFC after all (lint warns); "" when it can.
+	NoPFCFallback string
 	// NeedsPFCFallback: the platform has no PFC model (OpenConfig).
 	NeedsPFCFallback bool
 	// Classify says whether a change is traffic-affecting, and why.
@@ -66,6 +77,18 @@ type Attributes struct {
 	// e.g. for SONiC's buffer model); an error refuses the device, naming
 	// what the device lacks (e.g. ports its PORT table does not have).
 	Fit func(sw *intent.Switch, desired, running *devcfg.Config) error
+	// LLDP is how the cabling check reads the platform's LLDP neighbours
+	// (the command or gNMI Get, the parser, its citation); nil: the
+	// generic readers (lldpcli, openconfig-lldp) or none.
+	LLDP *observe.LLDP
+	// ShowCounters are the show commands, with their parsers, that read
+	// the platform's RoCE counters over SSH; nil: not read that way.
+	ShowCounters observe.CounterCommands
+	// CounterPaths are the gNMI leaves of the platform's RoCE counters;
+	// nil: OpenConfig's (validators/doctor/counters).
+	CounterPaths observe.CounterPaths
+	// ShowCounterSources cite each show command's JSON shape, by command.
+	ShowCounterSources map[string]string
 }
 
 // Entry is one registered platform.

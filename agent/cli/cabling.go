@@ -9,12 +9,15 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 	"github.com/spf13/cobra"
 
+	"github.com/rocefab/rocefab/devcfg/observe"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/validators/cabling"
 	"github.com/rocefab/rocefab/validators/consistency"
 )
@@ -35,10 +38,9 @@ link the intent's pair is the wrong one.
 Devices in a network namespace (netns in the intent: hosts, and Linux
 switches) are read with lldpcli -f json show neighbors inside it
 (--lldp-socket names lldpd's control socket, {name} the device). Switches
-are opened as plan opens them and asked: NX-OS and EOS "show lldp neighbors
-detail | json", Junos "show lldp neighbors detail | display json" and NVUE
-"nv show interface -o json" over SSH, SONiC's
-APPL_DB LLDP_ENTRY_TABLE and OpenConfig's /lldp over gNMI. Any device can
+are opened as plan opens them and asked as their platform reads LLDP: its
+JSON show command over SSH or its gNMI Get (docs/platforms.md lists them),
+or OpenConfig's /lldp over gNMI. Any device can
 be given as saved output instead, --lldp DEVICE=FILE, parsed as its
 platform prints it (lldpcli JSON for hosts and Linux). A device read no
 way is not read, and the report says so.
@@ -314,10 +316,7 @@ func readCabling(ctx context.Context, res *intent.Resolved, given map[string]str
 	obs := cabling.Observed{}
 	var notes []string
 	for _, d := range devs {
-		parse := cabling.Parsers[d.platform]
-		if d.platform == "linux" || d.platform == "host" {
-			parse = cabling.ParseLLDPCLI
-		}
+		parse := lldpParser(d.platform)
 		var data []byte
 		var err error
 		path, fromFile := given[d.name]
@@ -369,17 +368,34 @@ func readCabling(ctx context.Context, res *intent.Resolved, given map[string]str
 // format, through its driver.
 type switchLLDPReader func(ctx context.Context, sw *intent.Switch) ([]byte, error)
 
-// lldpShow is the JSON LLDP command of platforms read over SSH.
-var lldpShow = map[string]string{
-	"nxos":    "show lldp neighbors detail | json",
-	"eos":     "show lldp neighbors detail | json",
-	"cumulus": "nv show interface -o json",
-	"junos":   "show lldp neighbors detail | display json | no-more",
+// platformLLDP is the registered platforms' LLDP readers.
+var platformLLDP = sync.OnceValue(func() map[string]*observe.LLDP {
+	reg := all.Renderers()
+	out := map[string]*observe.LLDP{}
+	for _, name := range reg.Names() {
+		if e, err := reg.Lookup(name); err == nil && e.Attrs.LLDP != nil {
+			out[name] = e.Attrs.LLDP
+		}
+	}
+	return out
+})
+
+// lldpParser is the parser of a platform's LLDP output: lldpcli's for
+// hosts and Linux, the generic OpenConfig one, or the one the platform
+// registers; nil when rocefab reads none.
+func lldpParser(platform string) cabling.Parser {
+	if p := cabling.Parsers[platform]; p != nil {
+		return p
+	}
+	if l := platformLLDP()[platform]; l != nil {
+		return l.Parse
+	}
+	return nil
 }
 
 // switchLLDP opens each switch as plan does and reads its neighbours: a
-// show command over SSH (NX-OS, EOS, NVUE), a gNMI Get of APPL_DB's
-// LLDP_ENTRY_TABLE (SONiC) or of /lldp (OpenConfig).
+// show command over SSH or a gNMI Get, as the platform registers them
+// (renderers.Attributes.LLDP), or OpenConfig's /lldp over gNMI.
 func (a *app) switchLLDP(df *deviceFlags, res *intent.Resolved) switchLLDPReader {
 	eng := a.engine(df, nil)
 	return func(ctx context.Context, sw *intent.Switch) ([]byte, error) {
@@ -392,7 +408,10 @@ func (a *app) switchLLDP(df *deviceFlags, res *intent.Resolved) switchLLDPReader
 		case interface {
 			Show(context.Context, string) (string, error)
 		}:
-			cmd := lldpShow[sw.Platform]
+			var cmd string
+			if l := platformLLDP()[sw.Platform]; l != nil {
+				cmd = l.Show
+			}
 			if cmd == "" {
 				return nil, fmt.Errorf("rocefab reads no LLDP over %s from %s", transport, sw.Platform)
 			}
@@ -401,9 +420,14 @@ func (a *app) switchLLDP(df *deviceFlags, res *intent.Resolved) switchLLDPReader
 		case interface{ Client() gnmipb.GNMIClient }:
 			req := &gnmipb.GetRequest{Type: gnmipb.GetRequest_ALL, Encoding: gnmipb.Encoding_JSON_IETF,
 				Path: []*gnmipb.Path{{Elem: []*gnmipb.PathElem{{Name: "lldp"}}}}}
-			if sw.Platform == "sonic" {
-				req.Prefix = &gnmipb.Path{Target: "APPL_DB"}
-				req.Path = []*gnmipb.Path{{Elem: []*gnmipb.PathElem{{Name: "LLDP_ENTRY_TABLE"}}}}
+			if l := platformLLDP()[sw.Platform]; l != nil && len(l.GNMIPath) > 0 {
+				// The platform's own table instead of OpenConfig's /lldp.
+				var elems []*gnmipb.PathElem
+				for _, e := range l.GNMIPath {
+					elems = append(elems, &gnmipb.PathElem{Name: e})
+				}
+				req.Prefix = &gnmipb.Path{Target: l.GNMITarget}
+				req.Path = []*gnmipb.Path{{Elem: elems}}
 			}
 			resp, err := d.Client().Get(ctx, req)
 			if err != nil {

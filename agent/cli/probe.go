@@ -416,7 +416,7 @@ func (a *app) probeFabric(ctx context.Context, res *intent.Resolved, df *deviceF
 // switchCounterSource reads a connected switch's PFC/ECN counters: by gNMI
 // path, or over SSH with its platform's show commands with JSON output;
 // nil when the switch has neither.
-func switchCounterSource(sw *intent.Switch, drv drivers.Driver, transport string, ports []string, paths []counters.CounterPath) counters.Source {
+func (a *app) switchCounterSource(sw *intent.Switch, drv drivers.Driver, transport string, ports []string, paths []counters.CounterPath) counters.Source {
 	switch transport {
 	case "gnmi":
 		if reader, ok := drv.(counters.PathCounterReader); ok {
@@ -424,7 +424,7 @@ func switchCounterSource(sw *intent.Switch, drv drivers.Driver, transport string
 		}
 	case "ssh":
 		sh, ok := drv.(showjson.Shower)
-		p, known := showjson.For(sw.Platform)
+		p, known := showjson.For(a.renderers, sw.Platform)
 		if ok && known {
 			return showjson.Source{Device: sw.Name, Shell: sh, Platform: p, Ports: ports, Prios: sw.Policy.PFCPriorities}
 		}
@@ -444,7 +444,7 @@ func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *devi
 		for _, p := range sw.Ports {
 			ports = append(ports, p.Name)
 		}
-		paths := counters.PathsFor(sw.Platform, ports, sw.Policy.PFCPriorities)
+		paths := counters.PathsWith(a.renderers, sw.Platform, ports, sw.Policy.PFCPriorities)
 		if len(paths) == 0 {
 			continue
 		}
@@ -454,7 +454,7 @@ func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *devi
 			continue
 		}
 		closers = append(closers, func() { _ = drv.Close() })
-		src := switchCounterSource(sw, drv, transport, ports, paths)
+		src := a.switchCounterSource(sw, drv, transport, ports, paths)
 		if src == nil {
 			// A Linux router (netlink) has no switch counters to miss.
 			if transport == "ssh" || transport == "gnmi" {

@@ -34,7 +34,7 @@ func newRenderCommand(a *app) *cobra.Command {
 		Use:   "render PATH...",
 		Short: "Render every switch's configuration to files",
 		Long: `render validates the intent, then writes one file per switch in its
-platform's native form (CLI, set statements, NVUE commands, config_db JSON or
+platform's native form (CLI, set statements, nv set commands, config_db JSON or
 gNMI JSON) plus index.json. Output is byte-identical across runs.`,
 		Args: requireArgs(1, "intent PATH"),
 	}

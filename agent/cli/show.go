@@ -40,7 +40,7 @@ func newShowCommand(a *app) *cobra.Command {
 		Use:   "show DEVICE | --link DEVICE:PORT",
 		Short: "Show what rocefab owns on a device now, or both ends of a link",
 		Long: `show DEVICE reads the device as plan does and prints what rocefab owns on it
-now: in the device's own form (CLI, set statements, NVUE commands,
+now: in the device's own form (CLI, set statements, nv set commands,
 config_db or gNMI JSON; a host's NIC settings) and as rocefab's model, and
 whether it matches the intent. It changes nothing.
 

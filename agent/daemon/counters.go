@@ -176,7 +176,7 @@ func (s *switchStreams) subscribe(ctx context.Context, r *intent.Resolved, sw *i
 		ports[i] = p.Name
 	}
 	byPath := map[string]counters.CounterPath{}
-	cps := counters.PathsFor(sw.Platform, ports, counterPriorities(sw.Policy))
+	cps := counters.PathsWith(s.a.deps.Renderers, sw.Platform, ports, counterPriorities(sw.Policy))
 	for _, cp := range cps {
 		canon, err := gnmipath.Canonical(cp.Path)
 		if err != nil {

@@ -19,7 +19,7 @@ import (
 // whether any counter arrived.
 func (s *switchStreams) pollSSH(ctx context.Context, sw *intent.Switch, drv drivers.Driver) (bool, error) {
 	sh, ok := drv.(showjson.Shower)
-	p, known := showjson.For(sw.Platform)
+	p, known := showjson.For(s.a.deps.Renderers, sw.Platform)
 	if !ok || !known {
 		return false, fmt.Errorf("%w; %s (%s) has no JSON counter commands over SSH", errNoTelemetry, sw.Name, sw.Platform)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
+	"github.com/rocefab/rocefab/renderers/sonic"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
@@ -62,7 +63,7 @@ func (simRenderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 }
 
 func init() {
-	if err := counters.RegisterPaths("simoc", counters.SONiCPaths); err != nil {
+	if err := counters.RegisterPaths("simoc", sonic.CounterPaths); err != nil {
 		panic(err)
 	}
 }

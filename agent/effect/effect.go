@@ -342,10 +342,10 @@ func shapeKey(sw *intent.Switch) string {
 	data, _ := json.Marshal(struct {
 		Platform, Transport, Model, OSVersion, ASIC, OCFallback string
 		PortSpeed                                               intent.Speed
-		Junos                                                   intent.JunosSpec
+		Section                                                 string
 		Ports                                                   []portShape
 		Policy                                                  intent.Policy
-	}{sw.Platform, sw.Transport, sw.Model, sw.OSVersion, sw.ASIC, sw.OCFallback, sw.PortSpeed, sw.Junos, portsOnly(sw.Ports), sw.Policy})
+	}{sw.Platform, sw.Transport, sw.Model, sw.OSVersion, sw.ASIC, sw.OCFallback, sw.PortSpeed, sw.SectionKey(), portsOnly(sw.Ports), sw.Policy})
 	return string(data)
 }
 

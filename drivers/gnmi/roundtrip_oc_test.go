@@ -7,11 +7,16 @@ import (
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/internal/yangdir"
+	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/renderers/openconfig"
 )
 
 func TestRoundTripOpenConfig(t *testing.T) {
-	desired, err := openconfig.Renderer{}.Render(basicSwitch(t, "spine-oc"))
+	oc, err := all.Renderers().Lookup(openconfig.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desired, err := oc.New().Render(basicSwitch(t, "spine-oc"))
 	if err != nil {
 		t.Fatal(err)
 	}

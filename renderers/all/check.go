@@ -30,6 +30,11 @@ func Check(e *renderers.Entry) []string {
 		// The SSH driver pushes only what a dialect tells it.
 		{!e.SupportsTransport("ssh") || p.Dialect != nil, "Platform.Dialect"},
 		// A declared limit is cited and not empty.
+		// What a platform reads back, or carries for OpenConfig, is whole.
+		{a.LLDP == nil || a.LLDP.Parse != nil && a.LLDP.Cite != "" && (a.LLDP.Show != "" || len(a.LLDP.GNMIPath) > 0), "LLDP (a parser, how to read it, a citation)"},
+		{a.ShowCounters == nil || len(a.ShowCounterSources) > 0, "ShowCounterSources (for ShowCounters)"},
+		{a.PFCFallback == nil || a.PFCFallback.Origin != "" && a.PFCFallback.Template != nil && a.PFCFallback.Scope != nil && a.PFCFallback.Target != nil && len(a.PFCFallback.Sources) > 0,
+			"PFCFallback (an origin, a template, its scope, the target check, sources)"},
 		{a.LAGNumbers == nil || (a.LAGNumbers.Source != "" && a.LAGNumbers.Example != "" && 1 <= a.LAGNumbers.Min && a.LAGNumbers.Min <= a.LAGNumbers.Max), "LAGNumbers (a cited, non-empty range)"},
 	} {
 		if !c.ok {

@@ -61,6 +61,14 @@ func TestEveryStatementCitesItsSource(t *testing.T) {
 		if sources == nil {
 			t.Fatalf("platform %s has no source table (renderers/%s/sources.go)", c.entry.Name, c.entry.Name)
 		}
+		if c.entry.Attrs.NeedsPFCFallback {
+			// The PFC fallbacks it renders are cited by their platforms.
+			for _, n := range reg.Names() {
+				if e, _ := reg.Lookup(n); e.Attrs.PFCFallback != nil {
+					sources = append(slices.Clone(sources), e.Attrs.PFCFallback.Sources...)
+				}
+			}
+		}
 		for name, variant := range sourceVariants {
 			sw := *c.sw
 			sw.Policy.RoCEDSCP = slices.Clone(sw.Policy.RoCEDSCP)

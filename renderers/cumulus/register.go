@@ -43,11 +43,14 @@ func Register(r *renderers.Registry) error {
 				"traffic-pool":   "resizing the traffic pools re-carves the shared buffer and drops traffic while it applies",
 				"qos link-pause": "switching link pause re-carves the port buffers",
 			}),
-			Encode:   Encode,
-			Sources:  Sources,
-			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
-			Headroom: &HeadroomFacts,
-			FileExt:  ".nvue",
+			Encode:             Encode,
+			Sources:            Sources,
+			Watchdog:           &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			Headroom:           &HeadroomFacts,
+			FileExt:            ".nvue",
+			LLDP:               &LLDP,
+			ShowCounters:       ShowCounters,
+			ShowCounterSources: ShowCounterSources,
 		},
 	})
 }

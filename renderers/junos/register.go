@@ -31,17 +31,21 @@ func Register(r *renderers.Registry) error {
 			PortExample:         "et-0/0/0",
 			MaxNoDropPriorities: 6,
 			NeedsQueueBuffer:    true,
+			QueueBufferHint:     "Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax",
 			Classify: renderers.ClassifyByKeywords(map[string]string{
 				" mtu":                            "an MTU change reprograms the port and drops frames in flight",
 				"no-loss":                         "a lossless class change re-carves the buffers; Junos blocks the port until it applies",
 				"pfc-priority":                    "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 				"congestion-notification-profile": "a PFC change re-carves the buffers; Junos blocks the port until it applies",
 			}),
-			Encode:   Encode,
-			Sources:  Sources,
-			Watchdog: &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
-			Headroom: &HeadroomFacts,
-			FileExt:  ".set",
+			Encode:             Encode,
+			Sources:            Sources,
+			Watchdog:           &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			Headroom:           &HeadroomFacts,
+			FileExt:            ".set",
+			LLDP:               &LLDP,
+			ShowCounters:       ShowCounters,
+			ShowCounterSources: ShowCounterSources,
 		},
 	})
 }

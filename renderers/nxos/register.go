@@ -69,12 +69,16 @@ func Register(r *renderers.Registry) error {
 				"pause buffer-size":     "a pause buffer change re-carves the no-drop buffers of every port",
 				"queuing input":         "an input queuing change re-carves the no-drop buffers of every port",
 			}),
-			Encode:     Encode,
-			Sources:    Sources,
-			Watchdog:   &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
-			LAGNumbers: &LAGs,
-			Headroom:   &HeadroomFacts,
-			FileExt:    ".cfg",
+			Encode:             Encode,
+			Sources:            Sources,
+			Watchdog:           &renderers.WatchdogTimes{}, // times keep the platform defaults; see doc.go
+			LAGNumbers:         &LAGs,
+			Headroom:           &HeadroomFacts,
+			FileExt:            ".cfg",
+			LLDP:               &LLDP,
+			PFCFallback:        &PFCFallback,
+			ShowCounters:       ShowCounters,
+			ShowCounterSources: ShowCounterSources,
 		},
 	})
 }

@@ -2,11 +2,11 @@ package openconfig
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers"
 )
 
 // Fit checks, before a push, that the target takes the PFC fallback's
@@ -34,64 +34,30 @@ import (
 // gnmi.origin.<origin>) does not take it either. A running config without
 // Capabilities facts (not read over gNMI) is not checked.
 func Fit(sw *intent.Switch, desired, running *devcfg.Config) error {
-	fb := sw.OCFallback
-	f, ok := fallbacks[fb]
-	if running == nil || !ok || !sw.Policy.PFCOn() {
-		return nil
-	}
-	advertised, read := running.Facts[devcfg.FactGNMIModels]
-	if !read {
-		return nil
-	}
-	models := strings.Split(advertised, ",")
-	var why, by string
-	switch fb {
-	case "sonic":
-		if slices.Contains(models, "sonic-db") {
-			why = "the target is sonic-gnmi (it advertises the sonic-db model), which takes one origin per SetRequest"
-		} else {
-			why = "the target does not advertise the sonic-db model"
-		}
-	case "eos":
-		if m := firstWithPrefix(models, "arista-"); m != "" {
-			by = m
-		} else {
-			why = "its Capabilities advertise no Arista model (" + modelSummary(models) + "), so it is not EOS's own gNMI server, the one that takes origin cli beside OpenConfig"
-		}
-	case "nxos":
-		if slices.Contains(models, "Cisco-NX-OS-device") {
-			by = "Cisco-NX-OS-device"
-		} else {
-			why = "its Capabilities do not advertise Cisco-NX-OS-device (" + modelSummary(models) + "), so it is not NX-OS's own gNMI server, the one that takes origin cli beside OpenConfig"
-		}
-	}
-	if msg := running.Facts[devcfg.FactGNMIOriginPrefix+f.origin]; why == "" && msg != "" {
-		why = "the target would not answer a Get under origin " + f.origin + ": " + msg
-	}
-	if why != "" {
-		return fmt.Errorf("PFC is not expressible on %s: the %s fallback sends PFC under origin %s in the same SetRequest as the OpenConfig paths, and %s; nothing is pushed. Manage the switch with platform %s, or declare openconfig.pfcFallback.platform: none to push the OpenConfig part without PFC",
-			sw.Name, fb, f.origin, why, fb)
-	}
-	desired.Notes = append(desired.Notes, fmt.Sprintf("the target takes origin %s beside OpenConfig in one SetRequest (its Capabilities advertise %s)", f.origin, by))
-	return nil
+	return fitWith(nil)(sw, desired, running)
 }
 
-func firstWithPrefix(models []string, prefix string) string {
-	for _, m := range models {
-		if strings.HasPrefix(m, prefix) {
-			return m
+// fitWith is Fit with the fallbacks reg registers.
+func fitWith(reg *renderers.Registry) func(sw *intent.Switch, desired, running *devcfg.Config) error {
+	return func(sw *intent.Switch, desired, running *devcfg.Config) error {
+		name := sw.OCFallback
+		fb := fallbackOf(reg, name)
+		if running == nil || fb == nil || !sw.Policy.PFCOn() {
+			return nil
 		}
+		advertised, read := running.Facts[devcfg.FactGNMIModels]
+		if !read {
+			return nil
+		}
+		by, why := fb.Target(strings.Split(advertised, ","))
+		if msg := running.Facts[devcfg.FactGNMIOriginPrefix+fb.Origin]; why == "" && msg != "" {
+			why = "the target would not answer a Get under origin " + fb.Origin + ": " + msg
+		}
+		if why != "" {
+			return fmt.Errorf("PFC is not expressible on %s: the %s fallback sends PFC under origin %s in the same SetRequest as the OpenConfig paths, and %s; nothing is pushed. Manage the switch with platform %s, or declare openconfig.pfcFallback.platform: none to push the OpenConfig part without PFC",
+				sw.Name, name, fb.Origin, why, name)
+		}
+		desired.Notes = append(desired.Notes, fmt.Sprintf("the target takes origin %s beside OpenConfig in one SetRequest (its Capabilities advertise %s)", fb.Origin, by))
+		return nil
 	}
-	return ""
-}
-
-func modelSummary(models []string) string {
-	models = slices.DeleteFunc(slices.Clone(models), func(s string) bool { return s == "" })
-	switch {
-	case len(models) == 0:
-		return "no models"
-	case len(models) <= 3:
-		return strings.Join(models, ", ")
-	}
-	return fmt.Sprintf("%s, %s and %d more", models[0], models[1], len(models)-2)
 }

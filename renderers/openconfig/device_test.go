@@ -47,7 +47,7 @@ func TestFitOrigins(t *testing.T) {
 		t.Run(tc.variant, func(t *testing.T) {
 			sw := variantSwitch(t, tc.variant)
 			desired := mustRender(t, sw)
-			err := Fit(sw, desired, tc.running)
+			err := testFit(sw, desired, tc.running)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("refused: %v", err)

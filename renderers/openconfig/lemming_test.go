@@ -50,7 +50,7 @@ func planPush(t *testing.T, lm *lemmingtest.Target, sw *intent.Switch, last devc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Fit(sw, desired, running.Config); err != nil {
+	if err := testFit(sw, desired, running.Config); err != nil {
 		t.Fatal(err)
 	}
 	changes := devcfg.Diff(desired, running.Owned, plat.Syntax, nil)
@@ -90,14 +90,14 @@ func TestLemmingAcceptsEveryRender(t *testing.T) {
 				// whole tree on each Set, which is slow with 32.
 				sw.Ports = sw.Ports[:4]
 			}
-			if _, ok := fallbacks[sw.OCFallback]; ok && sw.Policy.PFCOn() {
+			if fallbackOf(testRegistry, sw.OCFallback) != nil && sw.Policy.PFCOn() {
 				desired := mustRender(t, sw)
 				d := dialLemming(t, lm, desired.Owned)
 				running, err := d.Fetch(context.Background())
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := Fit(sw, desired, running.Config); err == nil || !strings.Contains(err.Error(), "PFC is not expressible on spine-oc") {
+				if err := testFit(sw, desired, running.Config); err == nil || !strings.Contains(err.Error(), "PFC is not expressible on spine-oc") {
 					t.Fatalf("a strict target must refuse the %s fallback at plan time: %v", sw.OCFallback, err)
 				}
 				sw.OCFallback = intent.PFCFallbackNone

@@ -51,7 +51,10 @@ var PortPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.:/-]*[0-9]$`)
 
 // Register adds the OpenConfig platform.
 func Register(r *renderers.Registry) error {
-	return r.Register(renderers.Entry{Name: Name, New: func() renderers.Renderer { return Renderer{} }, Attrs: Attributes()})
+	attrs := Attributes()
+	// The fallbacks are the registry's, found when a switch renders.
+	attrs.Fit = fitWith(r)
+	return r.Register(renderers.Entry{Name: Name, New: func() renderers.Renderer { return Renderer{Fallbacks: r} }, Attrs: attrs})
 }
 
 // Attributes are the OpenConfig platform facts.
@@ -72,8 +75,9 @@ func Attributes() renderers.Attributes {
 		PortPattern:      PortPattern,
 		PortExample:      "Ethernet1",
 		NeedsPFCFallback: true,
-		Singletons:       []string{"system qos network-qos policy (nxos fallback)"},
-		Sources:          Sources,
+		// A PFC fallback's device-wide settings are its platform's: the
+		// fallback claims them in the rendered config.
+		Sources: Sources,
 		Classify: renderers.ClassifyByKeywords(map[string]string{
 			"/config/mtu":           "an MTU change re-programs the port and can flap the link",
 			"network-qos":           "a network-qos change re-carves buffers and briefly pauses traffic",
@@ -89,7 +93,11 @@ func Attributes() renderers.Attributes {
 }
 
 // Renderer renders OpenConfig paths plus the native PFC fallback.
-type Renderer struct{}
+type Renderer struct {
+	// Fallbacks is the registry whose platforms carry PFC
+	// (Attributes.PFCFallback); nil: none.
+	Fallbacks *renderers.Registry
+}
 
 // keyValue escapes a list key value for a path string.
 func keyValue(s string) string {
@@ -105,15 +113,15 @@ func list(name, key, value string) string { return name + "[" + key + "=" + keyV
 func queueName(q int) string { return QueuePrefix + strconv.Itoa(q) }
 
 // Render renders the complete lossless configuration of sw's RoCE ports.
-func (Renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
-	cfg, err := render(sw)
+func (r Renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
+	cfg, err := r.render(sw)
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", sw.Name, err)
 	}
 	return cfg, nil
 }
 
-func render(sw *intent.Switch) (*devcfg.Config, error) {
+func (r Renderer) render(sw *intent.Switch) (*devcfg.Config, error) {
 	p := sw.Policy
 	if p.Trust != "dscp" {
 		return nil, fmt.Errorf("trust %s: OpenConfig classifiers match DSCP but not 802.1p (PCP); use trust dscp", p.Trust)
@@ -131,7 +139,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 		return nil, fmt.Errorf("MTU %d does not fit OpenConfig's uint16 L2 MTU", l3)
 	}
 	if p.PFCOn() && sw.OCFallback == "" {
-		return nil, fmt.Errorf("OpenConfig has no PFC model: declare openconfig.pfcFallback.platform (eos or nxos to carry PFC, or none), or use profile ecn-only")
+		return nil, fmt.Errorf("OpenConfig has no PFC model: declare openconfig.pfcFallback.platform (%s to carry PFC, or none), or use profile ecn-only", fallbackCarriers(r.Fallbacks))
 	}
 
 	out := make(devcfg.Paths, 200+24*len(sw.Ports))
@@ -335,7 +343,7 @@ func render(sw *intent.Switch) (*devcfg.Config, error) {
 	notes = append(notes, fmt.Sprintf("interface MTU %d is the L2 MTU: IP MTU %d plus the %d-byte Ethernet header", l2, l3, L2Header))
 
 	cfg := &devcfg.Config{Shape: devcfg.ShapePaths, Paths: out, Owned: scope}
-	if err := addFallback(cfg, sw, cls, l2); err != nil {
+	if err := addFallback(r.Fallbacks, cfg, sw, cls, l2); err != nil {
 		return nil, err
 	}
 	cfg.Notes = append(notes, cfg.Notes...)
@@ -354,6 +362,6 @@ func trunkVLANsNote(trunks []string, vlan int) string {
 		shown, more = shown[:4], fmt.Sprintf(" and %d more", len(trunks)-4)
 	}
 	return fmt.Sprintf("trunk VLANs of %s%s are set to exactly VLAN %d: OpenConfig trunk-vlans is one leaf-list that a gNMI set replaces, "+
-		"so any other VLAN those ports carry (storage, management) is removed; to keep them, manage the switch with its native platform (nxos, eos, cumulus), which adds only the lossless VLAN",
+		"so any other VLAN those ports carry (storage, management) is removed; to keep them, manage the switch with its native platform, whose renderer adds only the lossless VLAN to a trunk",
 		strings.Join(shown, ", "), more, vlan)
 }

@@ -20,7 +20,7 @@ func basicSwitch(t testing.TB) *intent.Switch { return examplestest.Switch(t, "b
 
 func mustRender(t testing.TB, sw *intent.Switch) *devcfg.Config {
 	t.Helper()
-	cfg, err := Renderer{}.Render(sw)
+	cfg, err := testRenderer().Render(sw)
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
@@ -251,7 +251,7 @@ func TestRenderErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sw := basicSwitch(t)
 			tc.edit(sw)
-			_, err := Renderer{}.Render(sw)
+			_, err := testRenderer().Render(sw)
 			if err == nil {
 				t.Fatal("render succeeded")
 			}
@@ -315,7 +315,7 @@ func BenchmarkRender(b *testing.B) {
 	sw := basicSwitch(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (Renderer{}).Render(sw); err != nil {
+		if _, err := testRenderer().Render(sw); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -325,7 +325,7 @@ func BenchmarkRenderEncode(b *testing.B) {
 	sw := basicSwitch(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		cfg, err := Renderer{}.Render(sw)
+		cfg, err := testRenderer().Render(sw)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/renderers/sonic"
 )
 
 // owned is what a driver compares: parse, filter to scope, normalise.
@@ -128,7 +129,7 @@ func TestKeysAreGNMIPaths(t *testing.T) {
 				if len(p.GetElem()) != 1 {
 					t.Errorf("cli key %q has %d elements, want 1", k, len(p.GetElem()))
 				}
-			case o == OriginSONiC:
+			case o == sonic.Origin:
 				if n := len(p.GetElem()); n != 3 && n != 2 {
 					t.Errorf("sonic-db key %q has %d elements", k, n)
 				}

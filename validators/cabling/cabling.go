@@ -5,19 +5,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocefab/rocefab/devcfg/observe"
 	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 )
 
 // Neighbor is one LLDP neighbour as a device reports it: on its local Port
 // it hears SysName, whose port is PortID (and PortDescr).
-type Neighbor struct {
-	Device    string `json:"device"`
-	Port      string `json:"port"`
-	SysName   string `json:"sysName"`
-	PortID    string `json:"portId,omitempty"`
-	PortDescr string `json:"portDescr,omitempty"`
-}
+type Neighbor = observe.Neighbor
 
 // Observed is what was read from the fabric.
 type Observed struct {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/rocefab/rocefab/devcfg/observe"
 )
 
 // The shared corpus holds no LLDP output: the seeds are the fixtures in
@@ -16,7 +18,7 @@ func fuzzParser(f *testing.F, parse Parser, device string, fixtures []string, ex
 	for _, s := range extra {
 		f.Add([]byte(s))
 	}
-	dev, _ := splitDevicePort(device)
+	dev, _ := observe.SplitDevicePort(device)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := parse(device, data)
 		if err != nil {
@@ -47,32 +49,7 @@ func FuzzParseLLDPCLI(f *testing.F) {
 		`{"lldp":[{"interface":[{"name":"eth0","chassis":[{"name":[{"value":7}]}],"port":[]}]}]}`)
 }
 
-func FuzzParseNXOS(f *testing.F) {
-	fuzzParser(f, ParseNXOS, "leaf1", []string{"nxos_detail.json", "nxos_single.json"},
-		`{"neigh_count":0}`, `{"TABLE_nbor_detail":[{"ROW_nbor_detail":{"l_port_id":"Eth1/1","sys_name":1}}]}`)
-}
-
-func FuzzParseEOS(f *testing.F) {
-	fuzzParser(f, ParseEOS, "leaf1", []string{"eos_detail.json"},
-		`{"lldpNeighbors":{"Ethernet1":{"lldpNeighborInfo":{"systemName":"x"}}}}`)
-}
-
 func FuzzParseOpenConfig(f *testing.F) {
 	fuzzParser(f, ParseOpenConfig, "leaf1", []string{"openconfig.json"},
 		`{"interfaces":{"interface":{"state":{"name":"Ethernet1"},"neighbors":{"neighbor":{"state":{"system-name":"s"}}}}}}`)
-}
-
-func FuzzParseNVUE(f *testing.F) {
-	fuzzParser(f, ParseNVUE, "leaf1:swp7", []string{"nvue_interfaces.json", "nvue_port_lldp.json"},
-		`{"spine1":{"chassis":{},"port":{"name":"swp1"}}}`)
-}
-
-func FuzzParseSONiC(f *testing.F) {
-	fuzzParser(f, ParseSONiC, "leaf1", []string{"sonic_dump.json", "sonic_gnmi.json", "sonic_flat.json"},
-		`{"LLDP_ENTRY_TABLE":{"Ethernet0":{"lldp_rem_sys_name":"s"}}}`, `{"LLDP_ENTRY_TABLE:":{"type":"hash","value":{}}}`)
-}
-
-func FuzzParseJunos(f *testing.F) {
-	fuzzParser(f, ParseJunos, "leaf1", []string{"junos_detail.json", "junos_brief.json"},
-		`{"lldp-neighbors-information":{"lldp-neighbor-information":{"lldp-local-interface":[{"data":"-"}],"lldp-local-port-id":[{"data":7}]}}}`)
 }

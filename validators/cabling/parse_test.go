@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/all"
 )
 
 // n is a parsed neighbour of leaf1 (or dev): port hears sys id descr.
@@ -46,53 +47,10 @@ func TestParsers(t *testing.T) {
 			n("node-a", "h21ca1", "vm", "d2:b8:cd:6a:79:dc", "h21cb1"),
 		}},
 		{"lldpcli no neighbours", "lldpcli_none.json", "node-c", ParseLLDPCLI, []Neighbor{}},
-		{"NX-OS rows", "nxos_detail.json", "leaf1", ParseNXOS, []Neighbor{
-			n("leaf1", "Eth1/49", "spine1.dc1.example.net", "Ethernet1/1", "to-leaf1"),
-			n("leaf1", "Eth1/7", "gpu03", "b8ce.f6a0.1c02", "ens1f0"),
-			n("leaf1", "Eth1/8", "gpu04", "b8ce.f6a0.2d04", "ens1f0"),
-		}},
-		{"NX-OS one row is an object", "nxos_single.json", "leaf1", ParseNXOS, []Neighbor{
-			n("leaf1", "Eth1/49", "spine1", "Ethernet1/1", ""),
-		}},
-		{"EOS", "eos_detail.json", "leaf1", ParseEOS, []Neighbor{
-			n("leaf1", "Ethernet49/1", "spine1", "Ethernet1/1", "P2P_LINK_TO_LEAF1_Ethernet49/1"),
-			n("leaf1", "Ethernet7/1", "gpu03", "b8ce.f6a0.1c02", "ens1f0"),
-			n("leaf1", "Ethernet8/1", "gpu04", "b8ce.f6a0.2d04", "ens1f0"),
-		}},
 		{"OpenConfig JSON_IETF", "openconfig.json", "leaf1", ParseOpenConfig, []Neighbor{
 			n("leaf1", "Ethernet1/1", "spine1", "Ethernet1/1", "to-leaf1"),
 			n("leaf1", "Ethernet7", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
 			n("leaf1", "Ethernet8", "gpu04", "b8:ce:f6:a0:2d:04", "ens1f0"),
-		}},
-		{"NVUE interface tree", "nvue_interfaces.json", "leaf1", ParseNVUE, []Neighbor{
-			n("leaf1", "eth0", "oob-mgmt-switch", "swp10", ""),
-			n("leaf1", "swp1", "spine1", "swp1", "swp1"),
-			n("leaf1", "swp7", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
-			n("leaf1", "swp8", "gpu04", "b8:ce:f6:a0:2d:04", "ens1f0"),
-		}},
-		{"NVUE one port's lldp", "nvue_port_lldp.json", "leaf1:swp7", ParseNVUE, []Neighbor{
-			n("leaf1", "swp7", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
-		}},
-		{"Junos detail: the local interface, not the SNMP index", "junos_detail.json", "leaf1", ParseJunos, []Neighbor{
-			n("leaf1", "et-0/0/0", "spine1", "Ethernet1/1", "to-leaf1"),
-			n("leaf1", "et-0/0/6", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
-		}},
-		{"Junos brief", "junos_brief.json", "leaf1", ParseJunos, []Neighbor{
-			n("leaf1", "et-0/0/7", "gpu04", "b8:ce:f6:a0:2d:04", "ens1f0"),
-		}},
-		{"SONiC sonic-db-dump", "sonic_dump.json", "leaf1", ParseSONiC, []Neighbor{
-			n("leaf1", "Ethernet0", "spine1", "Ethernet1/1", "to-leaf1"),
-			n("leaf1", "Ethernet24", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
-			n("leaf1", "Ethernet28", "gpu04", "b8:ce:f6:a0:2d:04", "ens1f0"),
-			n("leaf1", "eth0", "oob-mgmt-switch", "Gi1/0/7", ""),
-		}},
-		{"SONiC flat hashes, a neighbour with no identity dropped", "sonic_flat.json", "leaf1", ParseSONiC, []Neighbor{
-			n("leaf1", "Ethernet4", "spine1", "Ethernet1/2", ""),
-			n("leaf1", "Ethernet8", "", "541", ""),
-		}},
-		{"SONiC gNMI APPL_DB", "sonic_gnmi.json", "leaf1", ParseSONiC, []Neighbor{
-			n("leaf1", "Ethernet0", "spine1", "Ethernet1/1", "to-leaf1"),
-			n("leaf1", "Ethernet24", "gpu03", "b8:ce:f6:a0:1c:02", "ens1f0"),
 		}},
 	}
 	for _, tc := range cases {
@@ -118,13 +76,7 @@ func TestParsersReject(t *testing.T) {
 		{"lldpcli not JSON", ParseLLDPCLI, "Interface: eth0, via: LLDP", "lldpcli JSON"},
 		{"lldpcli plain object", ParseLLDPCLI, `{"interface": {}}`, `no "lldp" key`},
 		{"lldpcli trailing", ParseLLDPCLI, `{"lldp": {}} {}`, "trailing data"},
-		{"NX-OS other command", ParseNXOS, `{"TABLE_interface": {}}`, "no TABLE_nbor_detail"},
-		{"EOS other command", ParseEOS, `{"interfaces": {}}`, "no lldpNeighbors"},
 		{"OpenConfig other tree", ParseOpenConfig, `{"openconfig-interfaces:interfaces": {}}`, "no lldp/interfaces/interface"},
-		{"NVUE array", ParseNVUE, `[]`, "want an object"},
-		{"SONiC array", ParseSONiC, `[1]`, "want an object"},
-		{"Junos XML", ParseJunos, `<rpc-reply/>`, "Junos JSON"},
-		{"Junos other command", ParseJunos, `{"interface-information": []}`, "no lldp-neighbors-information"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,12 +85,6 @@ func TestParsersReject(t *testing.T) {
 				t.Fatalf("error %v, want one saying %q", err, tc.want)
 			}
 		})
-	}
-	// NX-OS leaves the table out when there is no neighbour: that is none,
-	// not an error.
-	got, err := ParseNXOS("leaf1", []byte(`{"neigh_hdr": "neigh_hdr", "neigh_count": 0}`))
-	if err != nil || len(got) != 0 {
-		t.Errorf("NX-OS with no neighbours: %v, %v; want none and no error", got, err)
 	}
 }
 
@@ -155,11 +101,11 @@ func TestPlatformsDetectMiscabling(t *testing.T) {
 		platform, file, device string
 		up, h3, h4             string // leaf1's uplink and host ports as the intent names them
 	}{
-		{"nxos", "nxos_detail.json", "leaf1", "Ethernet1/49", "Ethernet1/7", "Ethernet1/8"},
-		{"eos", "eos_detail.json", "leaf1", "Ethernet49/1", "Ethernet7/1", "Ethernet8/1"},
+		{"nxos", "../../../renderers/nxos/testdata/lldp/detail.json", "leaf1", "Ethernet1/49", "Ethernet1/7", "Ethernet1/8"},
+		{"eos", "../../../renderers/eos/testdata/lldp/detail.json", "leaf1", "Ethernet49/1", "Ethernet7/1", "Ethernet8/1"},
 		{"openconfig", "openconfig.json", "leaf1", "Ethernet1/1", "Ethernet7", "Ethernet8"},
-		{"cumulus", "nvue_interfaces.json", "leaf1", "swp1", "swp7", "swp8"},
-		{"sonic", "sonic_dump.json", "leaf1", "Ethernet0", "Ethernet24", "Ethernet28"},
+		{"cumulus", "../../../renderers/cumulus/testdata/lldp/interfaces.json", "leaf1", "swp1", "swp7", "swp8"},
+		{"sonic", "../../../renderers/sonic/testdata/lldp/dump.json", "leaf1", "Ethernet0", "Ethernet24", "Ethernet28"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.platform, func(t *testing.T) {
@@ -182,7 +128,7 @@ func TestPlatformsDetectMiscabling(t *testing.T) {
 				{"clean", raw, []Status{Verified, Verified, Verified}},
 				{"hosts swapped", swap(raw, `"gpu03"`, `"gpu04"`), []Status{Miscabled, Miscabled, Verified}},
 			} {
-				nbs, err := Parsers[tc.platform](tc.device, []byte(variant.data))
+				nbs, err := parserOf(t, tc.platform)(tc.device, []byte(variant.data))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -207,6 +153,19 @@ func TestPlatformsDetectMiscabling(t *testing.T) {
 	}
 }
 
+// parserOf is the generic parser of a platform, or the one it registers.
+func parserOf(t *testing.T, platform string) Parser {
+	t.Helper()
+	if p := Parsers[platform]; p != nil {
+		return p
+	}
+	e, err := all.Renderers().Lookup(platform)
+	if err != nil || e.Attrs.LLDP == nil {
+		t.Fatalf("%s registers no LLDP parser (%v)", platform, err)
+	}
+	return e.Attrs.LLDP.Parse
+}
+
 func TestEveryParserIsSourced(t *testing.T) {
 	cited := map[string]bool{}
 	for _, s := range Sources {
@@ -221,6 +180,13 @@ func TestEveryParserIsSourced(t *testing.T) {
 		}
 		if !cited[p] {
 			t.Errorf("parser for %s has no entry in Sources", p)
+		}
+	}
+	reg := all.Renderers()
+	for _, name := range reg.Names() {
+		e, _ := reg.Lookup(name)
+		if l := e.Attrs.LLDP; l != nil && (l.Parse == nil || l.Command == "" || l.Cite == "" || l.Show == "" && len(l.GNMIPath) == 0 || l.DCBX == "") {
+			t.Errorf("%s: its LLDP reader lacks a parser, a command to read it, a citation or its DCBX note: %+v", name, l)
 		}
 	}
 }

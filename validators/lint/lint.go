@@ -266,17 +266,18 @@ func (c *checker) switchRules(sw *intent.Switch) {
 	if max := e.Attrs.MaxNoDropPriorities; max > 0 && p.PFCOn() && len(p.PFCPriorities) > max {
 		c.perSwitch(p.Origin("pfc.priorities"), CodeTooManyNoDrop, sw.Name, "%d no-drop priorities, but %s supports %d", len(p.PFCPriorities), e.Name, max)
 	}
-	if e.Attrs.NeedsQueueBuffer && p.ECNOn() && sw.Junos.QueueBufferSize == nil && (sw.Junos.FillLevelMin == nil || sw.Junos.FillLevelMax == nil) {
-		c.perSwitch(sw.AttrAt(c.r, "junos"), CodeJunosBuffer, sw.Name, "Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax")
+	if e.Attrs.NeedsQueueBuffer && p.ECNOn() && !sw.QueueBufferGiven() {
+		// The platform's own section of the switch gives the buffer.
+		c.perSwitch(sw.AttrAt(c.r, e.Name), CodeQueueBuffer, sw.Name, "%s", e.Attrs.QueueBufferHint)
 	}
 	if e.Attrs.NeedsPFCFallback && p.PFCOn() {
 		switch fb := sw.OCFallback; {
 		case fb == "":
-			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (eos or nxos, whose CLI carries PFC, or none)")
+			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "OpenConfig has no PFC model; declare openconfig.pfcFallback.platform (%s, whose CLI carries PFC, or none)", c.fallbackCarriers())
 		case fb == intent.PFCFallbackNone:
 			c.warnf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigNoPFC, "switch %s: pfcFallback none: PFC is not expressible on it over OpenConfig, so rocefab renders no PFC, watchdog or lossless buffers there; the class is lossless only if they are configured outside rocefab", sw.Name)
-		case fb == "sonic":
-			c.warnf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigNoPFC, "switch %s: pfcFallback sonic: a SONiC switch's gNMI server (sonic-gnmi) takes one origin per SetRequest, so PFC cannot ride with the OpenConfig paths and the plan refuses the device there; manage it with platform sonic", sw.Name)
+		case c.fallbackRefused(fb) != "":
+			c.warnf(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigNoPFC, "switch %s: pfcFallback %s: %s; manage it with platform %s", sw.Name, fb, c.fallbackRefused(fb), fb)
 		case fb == e.Name:
 			c.perSwitch(sw.AttrAt(c.r, "openconfig"), CodeOpenConfigPFC, sw.Name, "the PFC fallback must be a vendor-native platform, not %s", fb)
 		default:
@@ -649,4 +650,25 @@ func dedupe(ds intent.Diagnostics) intent.Diagnostics {
 		out = append(out, d)
 	}
 	return out
+}
+
+// fallbackRefused is why an OpenConfig switch of platform fb cannot carry
+// its PFC (the platform's NoPFCFallback), or "".
+func (c *checker) fallbackRefused(fb string) string {
+	if e, err := c.reg.Lookup(fb); err == nil {
+		return e.Attrs.NoPFCFallback
+	}
+	return ""
+}
+
+// fallbackCarriers names the platforms whose native PFC an OpenConfig
+// switch can carry: "a or b".
+func (c *checker) fallbackCarriers() string {
+	var names []string
+	for _, n := range c.reg.Names() {
+		if e, _ := c.reg.Lookup(n); e.Attrs.PFCFallback != nil && e.Attrs.NoPFCFallback == "" {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, " or ")
 }

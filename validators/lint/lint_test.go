@@ -172,7 +172,7 @@ func ruleCases() []ruleCase {
 				// Below 1280 no host fits, so the fabric has switches only.
 				b.with(func(f *fabric) { f.lossless, f.hosts, f.links = " {mtu: {switch: 1279}}", "", "" }),
 			}},
-		{code: lint.CodeJunosBuffer,
+		{code: lint.CodeQueueBuffer,
 			pass: []fabric{
 				b.with(func(f *fabric) { f.switches, f.links = junosLeaf+"\n      junos: {queueBufferSize: 15MB}", junosLink }),
 				b.with(func(f *fabric) {

@@ -314,7 +314,7 @@ func clonePolicy(p intent.Policy) intent.Policy {
 // checked). It is built by hand: a fabric has thousands of switches.
 func switchShape(sw *intent.Switch) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%s|%s|%s|%v|", sw.Platform, sw.Transport, sw.Model, sw.OSVersion, sw.PortSpeed, sw.ASIC, sw.Netns, sw.OCFallback, junosKey(sw.Junos))
+	fmt.Fprintf(&b, "%s|%s|%s|%s|%v|%s|%s|%s|%v|", sw.Platform, sw.Transport, sw.Model, sw.OSVersion, sw.PortSpeed, sw.ASIC, sw.Netns, sw.OCFallback, sw.SectionKey())
 	p := sw.Policy
 	fmt.Fprintf(&b, "%s|%d|%d|%v|%s|%d|%d|%d|%d|%d|%t|%v|%d|%d|%d|%d|%v|%v|%d|%s|%v|",
 		p.Profile, p.VLAN, p.NoDropPriority, p.RoCEDSCP, p.Trust, p.CNPDSCP, p.CNPPriority, p.ECNMin, p.ECNMax, p.MarkProbability,
@@ -333,20 +333,6 @@ func switchShape(sw *intent.Switch) string {
 		fmt.Fprintf(&b, "%s:%s:%s:%v:%d,", port.Name, port.Mode, port.LAG, port.Speed, cable)
 	}
 	return b.String()
-}
-
-func junosKey(j intent.JunosSpec) string {
-	var parts []string
-	if j.QueueBufferSize != nil {
-		parts = append(parts, fmt.Sprint("b", j.QueueBufferSize.N))
-	}
-	if j.FillLevelMin != nil {
-		parts = append(parts, fmt.Sprint("min", *j.FillLevelMin))
-	}
-	if j.FillLevelMax != nil {
-		parts = append(parts, fmt.Sprint("max", *j.FillLevelMax))
-	}
-	return strings.Join(parts, ",")
 }
 
 // checkPlatformDefaults refuses names in lossless.platformDefaults that are

@@ -29,7 +29,7 @@ const (
 	CodeUnknownPlatform    = "RF114"
 	CodeTransport          = "RF115"
 	CodeMTUCeiling         = "RF116"
-	CodeJunosBuffer        = "RF117"
+	CodeQueueBuffer        = "RF117"
 	CodeOpenConfigPFC      = "RF118"
 	CodeLinkNotRoCEPort    = "RF119"
 	CodeMarkProbability    = "RF120"
@@ -76,8 +76,8 @@ var Rules = []Rule{
 	{CodeNICNotCabled, intent.SeverityError, "every host NIC is cabled to a RoCE port"},
 	{CodeUnknownPlatform, intent.SeverityError, "every switch names a known platform"},
 	{CodeTransport, intent.SeverityError, "the platform supports the transport"},
-	{CodeMTUCeiling, intent.SeverityError, "the switch MTU is within the platform's ceiling (EOS 9214)"},
-	{CodeJunosBuffer, intent.SeverityError, "Junos ECN needs the queue buffer size or fill levels in percent"},
+	{CodeMTUCeiling, intent.SeverityError, "the switch MTU is within the platform's ceiling"},
+	{CodeQueueBuffer, intent.SeverityError, "ECN needs the queue buffer size or fill levels in percent where the platform takes thresholds so"},
 	{CodeOpenConfigPFC, intent.SeverityError, "an OpenConfig device declares a vendor-native PFC fallback"},
 	{CodeLinkNotRoCEPort, intent.SeverityError, "a cabled switch port is one of the switch's RoCE ports"},
 	{CodeMarkProbability, intent.SeverityError, "the ECN mark probability is 1..100 percent"},
@@ -90,10 +90,10 @@ var Rules = []Rule{
 	{CodeMissingAddress, intent.SeverityError, "switches and hosts managed remotely have a management address"},
 	{CodePCPNeedsVLAN, intent.SeverityError, "trust pcp needs a lossless VLAN: untagged frames carry no PCP"},
 	{CodeSwitchedNeedsVLAN, intent.SeverityError, "trunk and access ports need the lossless VLAN"},
-	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express (EOS: seconds with at most two decimals)"},
+	{CodeWatchdogTime, intent.SeverityError, "PFC watchdog times are ones the platform can express"},
 	{CodeNotRendered, intent.SeverityError, "an explicit setting the platform does not render (it keeps its own default), unless lossless.platformDefaults accepts it"},
 	{CodeLinkAddress, intent.SeverityError, "a link address is an IP address of a switch end, used once"},
-	{CodeOpenConfigNoPFC, intent.SeverityWarning, "an OpenConfig device whose PFC rocefab cannot express (pfcFallback none, or sonic: sonic-gnmi takes one origin per request)"},
+	{CodeOpenConfigNoPFC, intent.SeverityWarning, "an OpenConfig device whose PFC rocefab cannot express (pfcFallback none, or a platform whose gNMI server takes one origin per request)"},
 	{CodeXoffBelowHeadroom, intent.SeverityError, "an explicit PFC xoff holds what every lossless port still receives after it pauses"},
 	{CodeHeadroomOverBuffer, intent.SeverityError, "the headroom of all lossless ports fits the ASIC's packet buffer"},
 	{CodeHeadroomAssumed, intent.SeverityWarning, "port speed and cable length are written where rocefab computes headroom"},

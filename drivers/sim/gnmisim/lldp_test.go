@@ -11,6 +11,7 @@ import (
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/sonic"
 	"github.com/rocefab/rocefab/validators/cabling"
 )
 
@@ -49,7 +50,7 @@ func TestSONiCServesLLDPFromAPPLDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		raw := resp.GetNotification()[0].GetUpdate()[0].GetVal().GetJsonIetfVal()
-		nbs, err := cabling.ParseSONiC("leaf1", raw)
+		nbs, err := sonic.ParseLLDP("leaf1", raw)
 		if err != nil || len(nbs) != 2 {
 			t.Fatalf("%s: parsed %v (%v) from %s", v.name, nbs, err, raw)
 		}

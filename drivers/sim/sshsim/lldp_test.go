@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/cumulus"
+	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/junos"
+	"github.com/rocefab/rocefab/renderers/nxos"
 	"github.com/rocefab/rocefab/validators/cabling"
 )
 
@@ -18,9 +22,9 @@ func TestLLDPNeighborsParsedAndMiscablingFound(t *testing.T) {
 		parse  cabling.Parser
 		h3, h4 string
 	}{
-		{NXOS, cabling.ParseNXOS, "Ethernet1/7", "Ethernet1/8"},
-		{EOS, cabling.ParseEOS, "Ethernet7", "Ethernet8"},
-		{Junos, cabling.ParseJunos, "et-0/0/6", "et-0/0/7"},
+		{NXOS, nxos.ParseLLDP, "Ethernet1/7", "Ethernet1/8"},
+		{EOS, eos.ParseLLDP, "Ethernet7", "Ethernet8"},
+		{Junos, junos.ParseLLDP, "et-0/0/6", "et-0/0/7"},
 	} {
 		t.Run(string(tc.p), func(t *testing.T) {
 			sim := startSim(t, Options{Personality: tc.p, Hostname: "leaf1", NoAuth: true, Blank: true})
@@ -81,7 +85,7 @@ func TestNVUELLDPParsedAndMiscablingFound(t *testing.T) {
 	known := []string{"leaf1", "gpu03", "gpu04"}
 	sim.SetLLDP([]LLDPNeighbor{{"swp7", "gpu04", "02:00:00:00:00:04", "ens1f0"}, {"swp8", "gpu03", "02:00:00:00:00:03", "ens1f0"}})
 	out := c.do("nv show interface -o json")
-	nbs, err := cabling.ParseNVUE("leaf1", []byte(out))
+	nbs, err := cumulus.ParseLLDP("leaf1", []byte(out))
 	if err != nil || len(nbs) != 2 {
 		t.Fatalf("parsed %v (%v) from:\n%s", nbs, err, out)
 	}
@@ -92,7 +96,7 @@ func TestNVUELLDPParsedAndMiscablingFound(t *testing.T) {
 		}
 	}
 	out = c.do("nv show interface swp7 lldp -o json")
-	one, err := cabling.ParseNVUE("leaf1:swp7", []byte(out))
+	one, err := cumulus.ParseLLDP("leaf1:swp7", []byte(out))
 	if err != nil || len(one) != 1 || one[0].Port != "swp7" || one[0].SysName != "gpu04" {
 		t.Errorf("one port: %v (%v) from:\n%s", one, err, out)
 	}

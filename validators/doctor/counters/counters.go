@@ -8,21 +8,17 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocefab/rocefab/devcfg/observe"
 )
 
 // Key names one counter: the device (host or switch), its port (an RDMA
-// port "mlx5_0/1", a netdev, or a switch interface) and the counter.
-type Key struct {
-	Device  string `json:"device"`
-	Port    string `json:"port"`
-	Counter string `json:"counter"`
-}
+// port "mlx5_0/1", a netdev, or a switch interface) and the counter. It
+// lives in devcfg/observe, where the platforms' parsers make samples.
+type Key = observe.Key
 
 // Sample is one counter reading.
-type Sample struct {
-	Key
-	Value uint64 `json:"value"`
-}
+type Sample = observe.Sample
 
 // Source reads a set of counters, e.g. one host's RDMA ports or one
 // switch's RoCE ports.

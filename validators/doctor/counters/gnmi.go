@@ -13,31 +13,15 @@ import (
 
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/rocefab/rocefab/devcfg/observe"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/renderers"
 )
 
-// CounterPath maps one gNMI leaf to a counter key.
-type CounterPath struct {
-	Path    string // the leaf, "origin:/a/b[k=v]/c" as gnmipath reads it
-	Port    string
-	Counter string // SwitchPFCRx(3), ...
-	// Subscribe is the path to ask for when the target serves the leaf
-	// only inside a larger JSON value (SONiC's Queues and Pfcwd), and
-	// Target the gNMI target of the request (SONiC's COUNTERS_DB). Both
-	// empty: ask for Path itself.
-	Subscribe string
-	Target    string
-}
-
-// Request is the path string to subscribe to, with its target
-// ("COUNTERS_DB@/COUNTERS/Ethernet0/Queues").
-func (c CounterPath) Request() string {
-	p := c.Subscribe
-	if p == "" {
-		p = c.Path
-	}
-	return gnmipath.WithTarget(c.Target, p)
-}
+// CounterPath maps one gNMI leaf to a counter key; a platform serving
+// other leaves than OpenConfig's lists its own
+// (renderers.Attributes.CounterPaths).
+type CounterPath = observe.CounterPath
 
 // OpenConfigQueuePrefix is how rocefab names the queues it configures on
 // an OpenConfig target (renderers/openconfig QueuePrefix); a test keeps
@@ -75,52 +59,13 @@ func OpenConfigPaths(ports []string, prios []int, queueName func(int) string) []
 	return out
 }
 
-// SONiCTarget is the gNMI target under which SONiC's gNMI server
-// (sonic-net/sonic-gnmi) serves COUNTERS_DB, mapping port names to SAI
-// object IDs through COUNTERS_PORT_NAME_MAP itself (its virtual paths
-// COUNTERS/<port>, COUNTERS/<port>/<field>, COUNTERS/<port>/Queues and
-// COUNTERS/<port>/Pfcwd; sonic_data_client/virtual_db.go).
-const SONiCTarget = "COUNTERS_DB"
-
-// SONiCPaths are COUNTERS_DB's SAI counters as sonic-gnmi serves them:
-// per-priority PFC frames and pause time as fields of the port
-// (SAI_PORT_STAT_PFC_N_RX_PKTS, _TX_PKTS, _RX_PAUSE_DURATION_US,
-// _TX_PAUSE_DURATION_US), the lossless queue's packets,
-// drops and WRED ECN marks inside the port's Queues value, and its PFC
-// watchdog deadlocks inside the port's Pfcwd value, both keyed
-// "<port>:<queue>". Queue N carries priority N, as rocefab's TC-to-queue
-// map has it.
-func SONiCPaths(ports []string, prios []int) []CounterPath {
-	var out []CounterPath
-	for _, p := range ports {
-		base := "/COUNTERS/" + escapeElem(p)
-		for _, prio := range prios {
-			n := strconv.Itoa(prio)
-			q := escapeElem(p + ":" + n)
-			out = append(out,
-				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_RX_PKTS", Port: p, Counter: SwitchPFCRx(prio), Target: SONiCTarget},
-				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_TX_PKTS", Port: p, Counter: SwitchPFCTx(prio), Target: SONiCTarget},
-				// Where the ASIC counts pause time; sonic-gnmi skips a
-				// field Redis lacks in a subscription.
-				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_RX_PAUSE_DURATION_US", Port: p, Counter: SwitchPFCRxMicros(prio), Target: SONiCTarget},
-				CounterPath{Path: base + "/SAI_PORT_STAT_PFC_" + n + "_TX_PAUSE_DURATION_US", Port: p, Counter: SwitchPFCTxMicros(prio), Target: SONiCTarget},
-				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_PACKETS", Port: p, Counter: SwitchQueueTxPackets(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
-				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_DROPPED_PACKETS", Port: p, Counter: SwitchQueueDrops(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
-				CounterPath{Path: base + "/Queues/" + q + "/SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", Port: p, Counter: SwitchECNMarked(prio), Subscribe: base + "/Queues", Target: SONiCTarget},
-				CounterPath{Path: base + "/Pfcwd/" + q + "/PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED", Port: p, Counter: SwitchPFCWatchdog(prio), Subscribe: base + "/Pfcwd", Target: SONiCTarget})
-		}
-	}
-	return out
-}
-
 // PathsFunc lists a platform's counter paths for its RoCE ports and
 // lossless priorities.
-type PathsFunc func(ports []string, prios []int) []CounterPath
+type PathsFunc = observe.CounterPaths
 
 var (
 	pathsMu      sync.RWMutex
 	pathsByPlatf = map[string]PathsFunc{
-		"sonic": SONiCPaths,
 		"openconfig": func(ports []string, prios []int) []CounterPath {
 			return OpenConfigPaths(ports, prios, func(q int) string { return OpenConfigQueuePrefix + strconv.Itoa(q) })
 		},
@@ -138,6 +83,15 @@ func RegisterPaths(platform string, fn PathsFunc) error {
 	}
 	pathsByPlatf[platform] = fn
 	return nil
+}
+
+// PathsWith picks the counter paths of a registered platform: those it
+// lists, else PathsFor's.
+func PathsWith(reg *renderers.Registry, platform string, ports []string, prios []int) []CounterPath {
+	if e, err := reg.Lookup(platform); err == nil && e.Attrs.CounterPaths != nil {
+		return e.Attrs.CounterPaths(ports, prios)
+	}
+	return PathsFor(platform, ports, prios)
 }
 
 // PathsFor picks the counter paths for a platform (renderer name):

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
@@ -145,7 +145,7 @@ func TestGNMISwitchCountersDelta(t *testing.T) {
 			if tc.platform == "sonic" {
 				port = "Ethernet4"
 			}
-			paths := counters.PathsFor(tc.platform, []string{port}, []int{3})
+			paths := counters.PathsWith(all.Renderers(), tc.platform, []string{port}, []int{3})
 			f := &fakeTarget{leaves: map[string]uint64{}, ietf: tc.ietf}
 			// The target exposes every counter but the watchdog's.
 			for _, cp := range paths {

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	gnmipb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
+	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
@@ -44,7 +44,7 @@ func TestGNMISimCounters(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = conn.Close() })
 			src := counters.GNMISource{Device: "leaf2", Client: gnmipb.NewGNMIClient(conn),
-				Paths: counters.PathsFor(tc.platform, []string{tc.port}, []int{3}), SampleInterval: tc.sample}
+				Paths: counters.PathsWith(all.Renderers(), tc.platform, []string{tc.port}, []int{3}), SampleInterval: tc.sample}
 			s := counters.Sampler{Sources: []counters.Source{src}}
 			sim.Jump(tc.port, 3, gnmisim.PFCRx, 10)
 			before, err := s.Snapshot(context.Background())
@@ -108,7 +108,7 @@ func (p pathReader) Counters(_ context.Context, paths []string) (map[string]uint
 }
 
 func TestDriverSource(t *testing.T) {
-	paths := counters.PathsFor("sonic", []string{"Ethernet4"}, []int{3})
+	paths := counters.PathsWith(all.Renderers(), "sonic", []string{"Ethernet4"}, []int{3})
 	r := pathReader{
 		"COUNTERS_DB@/COUNTERS/Ethernet4/SAI_PORT_STAT_PFC_3_RX_PKTS":                       42,
 		"COUNTERS_DB@/COUNTERS/Ethernet4/Queues/Ethernet4:3/SAI_QUEUE_STAT_DROPPED_PACKETS": 7,

@@ -1,9 +1,10 @@
 package counters
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/rocefab/rocefab/devcfg/observe"
 )
 
 // Counter name prefixes. Host RDMA counters keep their sysfs directory
@@ -16,15 +17,16 @@ const (
 )
 
 // SwitchPFCRx and friends name switch counters; prio/queue is the number.
-func SwitchPFCRx(prio int) string       { return fmt.Sprintf("pfc%d/rx-pause", prio) }
-func SwitchPFCTx(prio int) string       { return fmt.Sprintf("pfc%d/tx-pause", prio) }
-func SwitchPFCWatchdog(prio int) string { return fmt.Sprintf("pfc%d/watchdog-storms", prio) }
-func SwitchECNMarked(queue int) string  { return fmt.Sprintf("queue%d/ecn-marked", queue) }
+// The names live in devcfg/observe, where the platforms' parsers use them.
+func SwitchPFCRx(prio int) string       { return observe.SwitchPFCRx(prio) }
+func SwitchPFCTx(prio int) string       { return observe.SwitchPFCTx(prio) }
+func SwitchPFCWatchdog(prio int) string { return observe.SwitchPFCWatchdog(prio) }
+func SwitchECNMarked(queue int) string  { return observe.SwitchECNMarked(queue) }
 
 // Switch 802.3x (link-level) pause counters.
 const (
-	SwitchMACRxPause = "mac/rx-pause"
-	SwitchMACTxPause = "mac/tx-pause"
+	SwitchMACRxPause = observe.SwitchMACRxPause
+	SwitchMACTxPause = observe.SwitchMACTxPause
 )
 
 type rule struct {
@@ -156,11 +158,11 @@ func KeepEthtool(name string) bool { return ethtoolKeep.MatchString(name) }
 
 // SwitchPFCRxMicros and SwitchPFCTxMicros name the time a priority was
 // paused, in microseconds, where the switch counts it.
-func SwitchPFCRxMicros(prio int) string { return fmt.Sprintf("pfc%d/rx-pause-us", prio) }
-func SwitchPFCTxMicros(prio int) string { return fmt.Sprintf("pfc%d/tx-pause-us", prio) }
+func SwitchPFCRxMicros(prio int) string { return observe.SwitchPFCRxMicros(prio) }
+func SwitchPFCTxMicros(prio int) string { return observe.SwitchPFCTxMicros(prio) }
 
 // SwitchQueueDrops and SwitchQueueTxPackets name an egress queue's drops
 // and transmitted packets; SwitchPGDrops an ingress priority group's drops.
-func SwitchQueueDrops(queue int) string     { return fmt.Sprintf("queue%d/drops", queue) }
-func SwitchQueueTxPackets(queue int) string { return fmt.Sprintf("queue%d/tx-packets", queue) }
-func SwitchPGDrops(pg int) string           { return fmt.Sprintf("pg%d/drops", pg) }
+func SwitchQueueDrops(queue int) string     { return observe.SwitchQueueDrops(queue) }
+func SwitchQueueTxPackets(queue int) string { return observe.SwitchQueueTxPackets(queue) }
+func SwitchPGDrops(pg int) string           { return observe.SwitchPGDrops(pg) }

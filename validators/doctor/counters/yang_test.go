@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
 	"github.com/rocefab/rocefab/internal/yangdir"
+	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/renderers/openconfig"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
@@ -43,7 +44,7 @@ func TestOpenConfigCounterPathsAreInTheModels(t *testing.T) {
 		}
 	}
 	for _, platform := range []string{"openconfig", "eos", "nxos"} {
-		paths := counters.PathsFor(platform, []string{"Ethernet1/1"}, []int{3})
+		paths := counters.PathsWith(all.Renderers(), platform, []string{"Ethernet1/1"}, []int{3})
 		if len(paths) == 0 {
 			t.Fatalf("%s: no counter paths", platform)
 		}

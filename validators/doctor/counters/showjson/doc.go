@@ -1,5 +1,6 @@
 // Package showjson reads switch counters from show commands with JSON
-// output, for platforms driven over SSH without gNMI: NX-OS `| json`, EOS
-// `| json`, Cumulus NVUE `-o json` and Junos `| display json`. Each
-// platform's commands and JSON shapes are cited in sources.go.
+// output, for platforms driven over SSH without gNMI. Each platform
+// registers its commands and parsers, cited beside them
+// (renderers.Attributes.ShowCounters); this package runs them and keeps
+// the lossless priorities' counters.
 package showjson

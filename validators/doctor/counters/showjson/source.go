@@ -53,7 +53,7 @@ func (s Source) Read(ctx context.Context) ([]counters.Sample, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", c.Line, err))
 			continue
 		}
-		samples, err := c.Parse([]byte(out))
+		samples, err := c.Parse([]byte(out), c.Port)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", c.Line, err))
 			continue
@@ -64,8 +64,8 @@ func (s Source) Read(ctx context.Context) ([]counters.Sample, error) {
 				got[smp.Key] = smp.Value
 			}
 		}
-		if c.absentIsZero != nil {
-			zeros = append(zeros, c.absentIsZero)
+		if c.AbsentIsZero != nil {
+			zeros = append(zeros, c.AbsentIsZero)
 		}
 	}
 	for _, zero := range zeros {

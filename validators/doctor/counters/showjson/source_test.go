@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
 
@@ -21,12 +22,12 @@ func (s shell) Show(_ context.Context, cmd string) (string, error) {
 }
 
 func TestSourceKeepsTheLosslessPriorities(t *testing.T) {
-	p, _ := For("eos")
+	p, _ := For(all.Renderers(), "eos")
 	sh := shell{
-		"show interfaces Ethernet5 priority-flow-control counters detail | json": string(fixture(t, "eos_pfc_detail.json")),
+		"show interfaces Ethernet5 priority-flow-control counters detail | json": string(fixture(t, "eos", "pfc_detail.json")),
 		"show priority-flow-control counters watchdog | json":                    `{"interfaces": {}}`,
-		"show qos interfaces ecn counters queue | json":                          string(fixture(t, "eos_ecn.json")),
-		"show interfaces counters queue detail | json":                           string(fixture(t, "eos_queue_detail.json")),
+		"show qos interfaces ecn counters queue | json":                          string(fixture(t, "eos", "ecn.json")),
+		"show interfaces counters queue detail | json":                           string(fixture(t, "eos", "queue_detail.json")),
 	}
 	src := Source{Device: "leaf1", Shell: sh, Platform: p, Ports: []string{"Ethernet5"}, Prios: []int{3}}
 	samples, err := src.Read(context.Background())
@@ -53,8 +54,8 @@ func TestSourceKeepsTheLosslessPriorities(t *testing.T) {
 }
 
 func TestSourceReportsFailedCommands(t *testing.T) {
-	p, _ := For("eos")
-	sh := shell{"show qos interfaces ecn counters queue | json": string(fixture(t, "eos_ecn.json"))}
+	p, _ := For(all.Renderers(), "eos")
+	sh := shell{"show qos interfaces ecn counters queue | json": string(fixture(t, "eos", "ecn.json"))}
 	src := Source{Device: "leaf1", Shell: sh, Platform: p, Ports: []string{"Ethernet5"}, Prios: []int{3}}
 	samples, err := src.Read(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "watchdog") {
