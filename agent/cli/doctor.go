@@ -146,30 +146,8 @@ func (a *app) doctorIntent(paths []string) (*intent.Resolved, []byte, error) {
 		return nil, nil, err
 	}
 	lim, _ := a.intentLimits()
-	data, err := intentBytes(paths, lim)
+	data, _, err := intent.Bundle(lim, paths...)
 	return res, data, err
-}
-
-// intentBytes concatenates the intent files as YAML documents, in the
-// order intent.Load reads them.
-func intentBytes(paths []string, lim intent.Limits) ([]byte, error) {
-	files, err := intent.InputFiles(paths...)
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	for _, f := range files {
-		b, err := intent.ReadInput(f, lim.FileBytes)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, "---\n"...)
-		out = append(out, b...)
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			out = append(out, '\n')
-		}
-	}
-	return out, nil
 }
 
 // doctorTarget picks what to check: the named or matching intent host, or

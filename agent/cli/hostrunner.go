@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -106,7 +104,8 @@ func (f *fleetHosts) run(ctx context.Context, res *intent.Resolved, h *intent.Ho
 		r, err := f.a.runHost(ctx, flags, res, h)
 		return r, transport, err
 	}
-	data, err := bundleIntent(res.Files)
+	lim, _ := f.a.intentLimits()
+	data, _, err := intent.Bundle(lim, res.Files...)
 	if err != nil {
 		return nil, "ssh", err
 	}
@@ -199,21 +198,4 @@ func unsupportedNote(r *hostcontract.HostReport) []string {
 	}
 	sort.Strings(names)
 	return []string{fmt.Sprintf("%d setting(s) unsupported on this device: %s", len(names), strings.Join(names, ", "))}
-}
-
-// bundleIntent joins the intent's files into one multi-document YAML stream
-// for a host that reads the intent on standard input.
-func bundleIntent(files []string) ([]byte, error) {
-	var b bytes.Buffer
-	for i, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			b.WriteString("\n---\n")
-		}
-		b.Write(data)
-	}
-	return b.Bytes(), nil
 }

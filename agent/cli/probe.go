@@ -496,7 +496,8 @@ func (p *fabricProber) Probe(ctx context.Context, res *intent.Resolved, from *in
 		})
 		return rep, err
 	}
-	data, err := bundleIntent(res.Files)
+	lim, _ := p.a.intentLimits()
+	data, _, err := intent.Bundle(lim, res.Files...)
 	if err != nil {
 		return nil, err
 	}

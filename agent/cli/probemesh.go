@@ -113,7 +113,8 @@ func (m *meshRunner) RunFlows(ctx context.Context, res *intent.Resolved, from *i
 		})
 		return out, err
 	}
-	data, err := bundleIntent(res.Files)
+	lim, _ := m.a.intentLimits()
+	data, _, err := intent.Bundle(lim, res.Files...)
 	if err != nil {
 		return nil, err
 	}
