@@ -20,7 +20,6 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/earlier"
-	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/internal/secret"
 	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
@@ -222,7 +221,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		Secrets: a.resolveSecret, Logger: a.log,
 	})
 	deps := daemon.Deps{Engine: eng, Renderers: a.renderers, Logger: a.log, Version: Version(),
-		Probe: probewire.Runner(fleet.Prober{F: a.fleet()}, v.GetInt("agent.probe.parallel"))}
+		Probe: probewire.FleetProbe(a.fleet(), v.GetInt("agent.probe.parallel"))}
 	plan := mesh.PlanConfig{FlowsPerLink: v.GetInt("agent.mesh.flows-per-link"), Interval: dur("mesh.spread"), HostPPS: v.GetInt("agent.mesh.host-pps")}
 	switch {
 	case plan.FlowsPerLink < 1:
@@ -234,7 +233,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 	case dur("mesh.hop-timeout") <= 0:
 		return cfg, deps, usageErr("--mesh-hop-timeout %s: use a positive duration", dur("mesh.hop-timeout"))
 	}
-	deps.Mesh = probewire.MeshRunner(fleet.MeshRunner{F: a.fleet()}, mesh.Options{Plan: plan, HopTimeout: dur("mesh.hop-timeout")})
+	deps.Mesh = probewire.FleetMesh(a.fleet(), mesh.Options{Plan: plan, HopTimeout: dur("mesh.hop-timeout")})
 	if ref := get("notify.webhook-url"); ref != "" {
 		url, err := daemon.ResolveSecretRef(ref)
 		if err != nil {
