@@ -16,6 +16,9 @@ type Platform struct {
 	ShowRunning string
 	// CLIErrors are strings that mark a rejected CLI command.
 	CLIErrors []string
+	// Dialect is how the SSH driver pushes the platform (CommitDialect);
+	// nil for a platform not pushed over SSH.
+	Dialect *Dialect
 	// Syntax turns changes into device commands.
 	Syntax Syntax
 	// Parse turns the raw running config into the model.
@@ -63,13 +66,9 @@ type GNMIMapping struct {
 type CommitStyle string
 
 const (
-	CommitNXOSCheckpoint CommitStyle = "nxos-checkpoint"    // checkpoint, rollback on error
-	CommitEOSSession     CommitStyle = "eos-session"        // configure session, commit or abort
-	CommitJunos          CommitStyle = "junos-confirmed"    // commit check, commit confirmed, confirm
-	CommitNVUE           CommitStyle = "nvue-apply-confirm" // nv config apply --confirm
-	CommitSONiCPatch     CommitStyle = "sonic-patch"        // checkpoint, apply-patch, rollback
-	CommitGNMI           CommitStyle = "gnmi-set"           // one SetRequest, commit extension
-	CommitNetlink        CommitStyle = "netlink"            // read-modify-write with restore
+	CommitDialect CommitStyle = "dialect"  // the platform's Dialect, over SSH
+	CommitGNMI    CommitStyle = "gnmi-set" // one SetRequest, commit extension
+	CommitNetlink CommitStyle = "netlink"  // read-modify-write with restore
 )
 
 // PatchStyle says how changes become commands.

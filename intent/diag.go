@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/rocefab/rocefab/finding"
 )
 
 // Severity of a diagnostic.
@@ -149,3 +151,29 @@ var ErrInvalid = errors.New("invalid intent")
 
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+// Finding maps the diagnostic's severity onto the shared scale.
+func (s Severity) Finding() finding.Severity {
+	if s == SeverityWarning {
+		return finding.Warning
+	}
+	return finding.Error
+}
+
+// Where is file:line:col and the field path, as findings point at it.
+func (l Loc) Where() string {
+	w := l.String()
+	if l.Field != "" {
+		w += " " + l.Field
+	}
+	return w
+}
+
+// AsFinding is the diagnostic in the shared finding shape (source lint).
+func (d Diagnostic) AsFinding() finding.Finding {
+	return finding.Finding{Source: finding.SourceLint, Code: finding.Code(d.Code), Severity: d.Severity.Finding(),
+		Message: d.Message, Where: d.Loc.Where()}
+}
+
+// Findings are the diagnostics in the shared finding shape.
+func (ds Diagnostics) Findings() []finding.Finding { return finding.All(ds) }

@@ -34,6 +34,9 @@ func TestAgentRefusesWeakTokens(t *testing.T) {
 	}{
 		{"one space in a file, beyond localhost", []string{"--listen", "0.0.0.0:0", "--token-file", file(" \n")}, "", "holds a space"},
 		{"one space in the variable, beyond localhost", []string{"--listen", "0.0.0.0:0"}, " ", "holds a space"},
+		{"one space in the variable, on loopback too", []string{"--listen", "127.0.0.1:0"}, " ", "holds a space"},
+		{"one space in a file, on loopback too", []string{"--listen", "127.0.0.1:0", "--token-file", file(" \n")}, "", "holds a space"},
+		{"a tab inside, on loopback too", []string{"--listen", "127.0.0.1:0"}, "abcdefgh\tijklmnopq", "holds"},
 		{"short", []string{"--listen", "0.0.0.0:0"}, "s3cret", "6 characters long"},
 		{"repetitive, on loopback too", []string{"--listen", "127.0.0.1:0"}, "aaaaaaaaaaaaaaaaaaaaaaaa", "only 1 different characters"},
 		{"the example's placeholder", []string{"--listen", "0.0.0.0:0", "--token-file", file("REPLACE-WITH-A-LONG-RANDOM-TOKEN\n")}, "", "placeholder"},

@@ -21,9 +21,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon"
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
+	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/internal/githttptest"
 )
 
@@ -31,15 +33,21 @@ import (
 // with an error that repeats the switch password, as a device echoing
 // what it was sent (or a login banner) would.
 func echoesPassword(f *enginetest.Fleet) {
-	msg := "% Invalid input: credential " + enginetest.Password() + " is not accepted here"
+	pw := enginetest.Password()
 	for _, sw := range f.Switches {
 		switch {
 		case sw.Platform == "sonic" && sw.Transport == "gnmi":
-			sw.Reject("sonic-db:/WRED_PROFILE", msg)
+			sw.Reject("sonic-db:/WRED_PROFILE", "% Invalid input: credential "+pw+" is not accepted here")
 		case sw.Transport == "gnmi":
-			sw.Reject("/qos/queue-management-profiles", msg)
+			sw.Reject("/qos/queue-management-profiles", "% Invalid input: credential "+pw+" is not accepted here")
+		case sw.Platform == "junos":
+			sw.Reject("drop-profiles", "error: credential "+pw+" is not accepted here\nsyntax error.")
+		case sw.Platform == "cumulus":
+			sw.Reject("min-threshold", "Error: credential "+pw+" is not accepted here")
+		case sw.Platform == "sonic":
+			sw.Reject("WRED_PROFILE", "Error: credential "+pw+" is not accepted here")
 		default:
-			sw.Reject("minimum-threshold", msg)
+			sw.Reject("minimum-threshold", "% Invalid input: credential "+pw+" is not accepted here")
 		}
 	}
 }
@@ -114,18 +122,26 @@ func (o *outputs) addStateDir(t *testing.T, dir string) {
 	}
 }
 
+// secretKinds is one switch of every platform and transport.
 var secretKinds = []enginetest.Spec{
 	{Name: "leaf-eos", Kind: enginetest.EOS},
 	{Name: "leaf-nxos", Kind: enginetest.NXOS},
+	{Name: "leaf-junos", Kind: enginetest.Junos},
+	{Name: "leaf-nvue", Kind: enginetest.Cumulus},
+	{Name: "leaf-sonic-ssh", Kind: enginetest.SONiCSSH},
 	{Name: "leaf-sonic", Kind: enginetest.SONiC},
 	{Name: "spine-oc", Kind: enginetest.OpenConfig},
 }
 
 // TestNoSecretInAnyOutputCLI: devices that echo the password in their
-// errors, over SSH (EOS, NX-OS) and gNMI (SONiC, OpenConfig), make plan,
-// apply, drift and rollback fail; no output, log line (console or JSON,
-// debug level), report or state file holds the password, while the
-// device's message itself is shown.
+// errors, over SSH (EOS, NX-OS, Junos, NVUE, SONiC) and gNMI (SONiC,
+// OpenConfig), make plan, apply, drift and rollback fail; every device's
+// failure shows its message, redacted, and no output, log line (console
+// or JSON, debug level), report or state file holds the password; state
+// files are the owner's alone. A running-config read answered with an
+// error is an error on every SSH platform (exit 1), never an empty
+// configuration. (Hosts: TestHostContractNeverShowsThePassword in
+// drivers/ssh.)
 func TestNoSecretInAnyOutputCLI(t *testing.T) {
 	fleet := enginetest.Start(t, secretKinds)
 	dir := t.TempDir()
@@ -139,7 +155,8 @@ func TestNoSecretInAnyOutputCLI(t *testing.T) {
 	rocefab(ExitOK, "plan", intentFile)
 	echoesPassword(fleet)
 	rocefab(ExitFailure, "apply", intentFile, "--auto-approve", "--allow-disruptive")
-	rocefab(ExitFailure, "apply", intentFile, "--auto-approve", "--allow-disruptive", "-o", "json", "--log-format", "json")
+	out := rocefab(ExitFailure, "apply", intentFile, "--auto-approve", "--allow-disruptive", "-o", "json", "--log-format", "json")
+	refusedEverywhere(t, out, len(secretKinds))
 	rocefab(ExitFailure, "apply", intentFile, "--auto-approve", "--allow-disruptive", "--on-failure", "continue", "--log-format", "console")
 	rocefab(ExitChanges, "plan", intentFile, "-o", "markdown", "--detailed-exitcode")
 
@@ -147,26 +164,60 @@ func TestNoSecretInAnyOutputCLI(t *testing.T) {
 	for _, sw := range fleet.Switches {
 		sw.ClearFaults()
 	}
-	out := rocefab(ExitOK, "apply", intentFile, "--auto-approve", "--allow-disruptive", "-o", "json")
+	out = rocefab(ExitOK, "apply", intentFile, "--auto-approve", "--allow-disruptive", "-o", "json")
 	var rep struct{ ID string }
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.ID == "" {
 		t.Fatalf("apply -o json: %v\n%s", err, out)
 	}
 	echoesPassword(fleet)
 	newer := writeIntent(t, dir, "newer.yaml", string(fleet.Intent(enginetest.Params{ECNMin: "300KB"})))
-	rocefab(ExitFailure, "apply", newer, "--auto-approve", "-o", "json", "--log-format", "json")
+	refusedEverywhere(t, rocefab(ExitFailure, "apply", newer, "--auto-approve", "-o", "json", "--log-format", "json"), len(secretKinds))
 	rocefab(ExitFailure, "rollback", rep.ID, "--auto-approve", "--allow-disruptive")
 
-	// A device that answers the running-config read with an echo.
-	// (A fetch answered with an error is read as an empty configuration
-	// until the driver reports it as an error, so drift may say drifted:
-	// either way the echo must not show.)
-	fleet.Switch("leaf-eos").Reject("show running-config", "% Login failed for password "+enginetest.Password())
-	runRecorded(t, &o, state, []int{ExitFailure, ExitChanges}, "drift", intentFile, "--detailed-exitcode")
-	runRecorded(t, &o, state, []int{ExitFailure, ExitChanges}, "drift", intentFile, "--detailed-exitcode", "-o", "json", "--log-format", "json")
+	// Devices that answer the running-config read with an error echoing
+	// the password: an error (exit 1), never an empty configuration.
+	reads := map[string]string{"eos": "show running-config", "nxos": "show running-config", "junos": "show configuration | display set",
+		"cumulus": "nv config show", "sonic": "show runningconfiguration all"}
+	for _, sw := range fleet.Switches {
+		if sw.SSH != nil {
+			sw.SSH.SetFaults(sshsim.Faults{Answers: map[string]string{reads[sw.Platform]: "% Login failed for password " + enginetest.Password()}})
+		}
+	}
+	runRecorded(t, &o, state, []int{ExitFailure}, "drift", intentFile, "--detailed-exitcode")
+	out = runRecorded(t, &o, state, []int{ExitFailure}, "drift", intentFile, "--detailed-exitcode", "-o", "json", "--log-format", "json")
+	var p compliance.Plan
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range p.Devices {
+		if sw := fleet.Switch(d.Device); sw.SSH != nil && (d.Status != compliance.StatusError || !strings.Contains(d.Error, "Login failed for password <redacted>")) {
+			t.Errorf("drift %s: %s (%s), want an error with the redacted echo", d.Device, d.Status, d.Error)
+		}
+	}
 
 	o.addStateDir(t, state)
 	o.check(t)
+}
+
+// refusedEverywhere fails unless every device of an apply report failed
+// with the device's echo, redacted: each platform then took the path the
+// grep is about.
+func refusedEverywhere(t *testing.T, report string, devices int) {
+	t.Helper()
+	var rep struct {
+		Devices []struct{ Device, Outcome, Reason string }
+	}
+	if err := json.Unmarshal([]byte(report), &rep); err != nil {
+		t.Fatalf("apply -o json: %v\n%s", err, report)
+	}
+	if len(rep.Devices) != devices {
+		t.Fatalf("the report has %d devices, want %d", len(rep.Devices), devices)
+	}
+	for _, d := range rep.Devices {
+		if d.Outcome == "applied" || !strings.Contains(d.Reason, "credential <redacted> is not accepted here") {
+			t.Errorf("%s: %s without the redacted echo: %s", d.Device, d.Outcome, d.Reason)
+		}
+	}
 }
 
 // addHistory adds every run and device state of the agent's history,
@@ -304,6 +355,19 @@ func TestNoSecretInAnyOutputAgent(t *testing.T) {
 	for _, path := range []string{"/api/v1/status", "/api/v1/runs", "/api/v1/runs?kind=apply", "/api/v1/runs/" + applyID, "/metrics", "/readyz", "/healthz"} {
 		code, body := get(path)
 		o.add(fmt.Sprintf("GET %s (%d)", path, code), body)
+		if path == "/api/v1/runs/"+applyID {
+			var run struct {
+				Devices []struct{ Device, Status, Error string }
+			}
+			if err := json.Unmarshal([]byte(body), &run); err != nil || len(run.Devices) != len(secretKinds) {
+				t.Fatalf("run %s: %v, %d devices\n%s", applyID, err, len(run.Devices), body)
+			}
+			for _, d := range run.Devices {
+				if d.Status != "failed" || !strings.Contains(d.Error, "credential <redacted> is not accepted here") {
+					t.Errorf("agent run %s: %s %s without the redacted echo: %s", applyID, d.Device, d.Status, d.Error)
+				}
+			}
+		}
 	}
 	cancel()
 	select {

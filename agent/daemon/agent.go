@@ -123,7 +123,7 @@ func New(cfg Config, deps Deps) (*Agent, error) {
 	}
 	a.hub = newCounterHub(cfg.CountersMaxSeries, cfg.CountersMaxHeld, a.log.Named("counters"))
 	a.metrics = newMetrics(deps.Version, cfg.Shard.String(), a.hub)
-	a.metrics.reg.MustRegister(losslessCollector{a})
+	a.metrics.reg.MustRegister(losslessCollector{a}, findingsCollector{a})
 	for _, st := range a.states {
 		a.metrics.setDevice(st.Device, st.Platform, complianceStatus(st.State))
 	}

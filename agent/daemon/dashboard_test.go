@@ -194,7 +194,7 @@ func TestGrafanaDashboards(t *testing.T) {
 				}
 			}
 			t.Logf("%d queries over %d metrics", len(qs), len(used))
-			// The four views the dashboard promises, laid out on Grafana's
+			// The five views the dashboard promises, laid out on Grafana's
 			// 24-column grid without panels on top of each other.
 			var rows []string
 			taken := map[[2]int]string{}
@@ -218,7 +218,7 @@ func TestGrafanaDashboards(t *testing.T) {
 					}
 				}
 			}
-			if got := strings.Join(rows, ", "); got != "Fabric overview, Lossless health per port, Probe matrix, Drift" {
+			if got := strings.Join(rows, ", "); got != "Fabric overview, Lossless health per port, Probe matrix, Probe mesh, Drift" {
 				t.Errorf("rows %s", got)
 			}
 		})

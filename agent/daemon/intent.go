@@ -128,11 +128,8 @@ func findings(diags intent.Diagnostics, root string) []history.Finding {
 				loc.File = rel
 			}
 		}
-		where := loc.String()
-		if d.Field != "" {
-			where += " " + d.Field
-		}
-		out = append(out, history.Finding{Code: d.Code, Severity: d.Severity.String(), Where: where, Message: d.Message})
+		d.Loc = loc
+		out = append(out, d.AsFinding())
 	}
 	return out
 }

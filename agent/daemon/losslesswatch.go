@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -36,6 +35,9 @@ type losslessWatch struct {
 	recent []telemetry.Finding
 	loaded bool // the saved state was read
 	rounds int  // rounds observed by a detector
+	// moves are the counter moves other than growth the detector has
+	// taken in since start (resets, wraps, implausible jumps).
+	moves telemetry.ReadingStatus
 }
 
 // A cleared finding is kept this long, and at most recentMost of them,
@@ -125,6 +127,16 @@ func (a *Agent) detect(cur *loaded) (telemetry.Report, *telemetry.Topology) {
 	}
 	rep := w.det.Observe(a.hub.readings(w.topo))
 	w.rounds++
+	for _, rs := range rep.Readings {
+		w.moves.Resets += rs.Resets
+		w.moves.Wraps += rs.Wraps
+		w.moves.Ambiguous += rs.Ambiguous
+		w.moves.Implausible += rs.Implausible
+		if rs.Resets+rs.Ambiguous+rs.Implausible > 0 {
+			a.log.Debug("counters went back or jumped; taken as a new baseline where no rate is known", zap.String("device", rs.Device),
+				zap.Int("resets", rs.Resets), zap.Int("wraps", rs.Wraps), zap.Int("ambiguous", rs.Ambiguous), zap.Int("implausible", rs.Implausible))
+		}
+	}
 	w.active = rep.Active
 	now := a.now()
 	keep := 0
@@ -240,34 +252,18 @@ func (a *Agent) recordLossless(cur *loaded, rep telemetry.Report, topo *telemetr
 	ev := notify.Event{Fabric: run.Fabric, Shard: shardLabel(a), RunID: run.ID, RunKind: string(run.Kind), Commit: run.Commit,
 		Time: now, Changes: []notify.DeviceChange{}}
 	for _, lf := range run.Lossless {
-		fc := notify.FindingChange{Event: notify.FindingRaised, Code: string(lf.Code), Severity: findingSeverity(lf.Severity),
-			Device: lf.Subject.Device, Port: lf.Subject.Port, Message: lf.Message, FirstSeen: lf.FirstSeen, LastSeen: lf.LastSeen,
-			ProbeRuns: lf.ProbeRuns}
-		if lf.Where.Line > 0 {
-			fc.Where = lf.Where.String()
-		}
-		if lf.Subject.Priority != telemetry.NoPriority {
-			p := lf.Subject.Priority
-			fc.Priority = &p
-		}
+		event := notify.FindingRaised
 		if lf.Event == history.LosslessCleared {
-			fc.Event, fc.Severity = notify.FindingCleared, notify.SeverityInfo
+			event = notify.FindingCleared
 		}
+		fc := notify.NewFindingChange(event, lf.AsFinding())
+		fc.ProbeRuns = lf.ProbeRuns
 		ev.Findings = append(ev.Findings, fc)
 	}
 	ev.Finish()
 	if a.deps.Notifier != nil {
 		a.deps.Notifier.Notify(ev)
 	}
-}
-
-// findingSeverity: a lossless finding that is an error (the class is
-// broken: a storm, a drop) pages as critical.
-func findingSeverity(s telemetry.Severity) string {
-	if s == telemetry.SeverityError {
-		return notify.SeverityCritical
-	}
-	return notify.SeverityWarning
 }
 
 // losslessDuring are the counter findings active at some moment of a
@@ -346,12 +342,9 @@ var losslessFindingDesc = prometheus.NewDesc("rocefab_lossless_finding_active",
 func (losslessCollector) Describe(ch chan<- *prometheus.Desc) { ch <- losslessFindingDesc }
 
 func (c losslessCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, f := range c.a.activeLossless() {
-		prio := ""
-		if f.Subject.Priority != telemetry.NoPriority {
-			prio = strconv.Itoa(f.Subject.Priority)
-		}
+	for _, lf := range c.a.activeLossless() {
+		f := lf.AsFinding()
 		ch <- prometheus.MustNewConstMetric(losslessFindingDesc, prometheus.GaugeValue, 1,
-			string(f.Code), string(f.Severity), f.Subject.Device, f.Subject.Port, prio)
+			string(f.Code), f.Severity.String(), f.Subject.Device, f.Subject.Port, f.Subject.PriorityLabel())
 	}
 }

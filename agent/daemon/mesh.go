@@ -16,6 +16,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/agent/daemon/notify"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -75,6 +76,30 @@ type MeshFinding struct {
 	// separate (devices among them are in Summary).
 	Candidates []MeshDir `json:"candidates,omitempty"`
 	Summary    string    `json:"summary"`
+}
+
+// AsFinding is the mesh finding in the shared shape (source localize), at
+// sev: the class is the code, the first link direction or the device the
+// subject and Where.
+func (f MeshFinding) AsFinding(sev finding.Severity) finding.Finding {
+	out := finding.Finding{Source: finding.SourceLocalize, Code: finding.Code(f.Class), Severity: sev, Message: f.Summary,
+		Subject: finding.Subject{Device: f.Device}, Where: f.Device}
+	if len(f.Links) > 0 {
+		l := f.Links[0]
+		out.Where = portName(l.From) + " -> " + portName(l.To)
+		out.Subject = finding.Subject{Device: l.From.Device, Port: l.From.Port, Peer: l.To.Device, PeerPort: l.To.Port, Link: out.Where}
+	}
+	return out
+}
+
+// notifySeverity reads a webhook severity (info, warning, critical) on the
+// shared scale.
+func notifySeverity(s string) finding.Severity {
+	v, err := finding.ParseSeverity(s)
+	if err != nil {
+		return finding.Warning
+	}
+	return v
 }
 
 // MeshSchema versions /api/v1/mesh.
@@ -270,11 +295,7 @@ func (a *Agent) mesh(ctx context.Context, cur *loaded, run *history.Run) {
 		if f.Status != MeshLocalized {
 			sev = notify.SeverityWarning
 		}
-		where := f.Device
-		if len(f.Links) > 0 {
-			where = portName(f.Links[0].From) + " -> " + portName(f.Links[0].To)
-		}
-		run.Findings = append(run.Findings, history.Finding{Code: f.Class, Severity: sev, Where: where, Message: f.Summary})
+		run.Findings = append(run.Findings, f.AsFinding(notifySeverity(sev)))
 	}
 	run.Result = history.ResultSuccess
 	if sum.Verdict != VerdictPass {

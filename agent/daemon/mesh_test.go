@@ -18,6 +18,7 @@ import (
 	"github.com/rocefab/rocefab/agent/daemon/notify"
 	"github.com/rocefab/rocefab/agent/daemon/shard"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -284,7 +285,7 @@ func TestMeshInTheAgent(t *testing.T) {
 	fm.set(faulty(dscpOn(spine2ToLeaf1)))
 	bad := run()
 	if bad.Result != history.ResultFailure || bad.Summary.ByStatus[history.LinkBad] != 1 || len(bad.Findings) != 1 ||
-		bad.Findings[0].Where != "spine2 swp1 -> leaf1 swp52" || bad.Findings[0].Severity != notify.SeverityCritical {
+		bad.Findings[0].Where != "spine2 swp1 -> leaf1 swp52" || bad.Findings[0].Severity != finding.Critical {
 		t.Fatalf("faulty mesh run %s %+v %+v", bad.Result, bad.Summary, bad.Findings)
 	}
 	evs := waitHooks(t, f.hooks, 1)

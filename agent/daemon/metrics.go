@@ -47,6 +47,7 @@ type metrics struct {
 
 	webhooks *prometheus.CounterVec
 	mesh     *meshMetrics
+	findings lastFindings
 
 	counters *counterHub
 }
@@ -126,6 +127,7 @@ func (m *metrics) observeRun(r *history.Run) {
 		m.lastRunResult.WithLabelValues(kind, string(res)).Set(v)
 	}
 	m.runs.WithLabelValues(kind, string(r.Trigger), string(r.Result)).Inc()
+	m.findings.observe(r)
 }
 
 // setDevice sets a device's compliance series.
@@ -184,7 +186,7 @@ func (m *metrics) observeProbe(s ProbeSummary) {
 		}
 	}
 	for _, f := range s.Findings {
-		m.probeFindings.WithLabelValues(f.Code, f.Severity).Inc()
+		m.probeFindings.WithLabelValues(string(f.Code), f.Severity.String()).Inc()
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 )
@@ -67,7 +68,7 @@ func fakeProbe(_ context.Context, r *intent.Resolved, owns func(string) bool) (P
 			{From: "gpu01", To: "gpu02", Verdict: VerdictPass, Reachable: true, RTTMeanMicros: 11, RTTP99Micros: 25, RTTSamplesMicros: []float64{9, 11, 13}},
 			{From: "gpu01", To: "gpu03", Verdict: VerdictFail, Reachable: true, LossPercent: 2.5, RTTMeanMicros: 40, RTTP99Micros: 90},
 		},
-		Findings: []history.Finding{{Code: "loss", Severity: "error", Where: "gpu01 -> gpu03", Message: "2.5 % loss on a lossless class"}}}, nil
+		Findings: []history.Finding{{Code: "loss", Severity: finding.Error, Where: "gpu01 -> gpu03", Message: "2.5 % loss on a lossless class"}}}, nil
 }
 
 // TestMetricsExposition: /metrics parses as the Prometheus text format and

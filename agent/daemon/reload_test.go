@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/finding"
 )
 
 // TestInvalidCommitKeepsLastValid: an invalid commit is a failed reload
@@ -32,7 +33,7 @@ func TestInvalidCommitKeepsLastValid(t *testing.T) {
 		!strings.Contains(reload.Error, "keeping the last valid intent (commit "+c1+")") {
 		t.Fatalf("reload of an invalid commit: %s %q", reload.Result, reload.Error)
 	}
-	codes := map[string]history.Finding{}
+	codes := map[finding.Code]history.Finding{}
 	for _, fd := range reload.Findings {
 		codes[fd.Code] = fd
 	}
@@ -40,7 +41,7 @@ func TestInvalidCommitKeepsLastValid(t *testing.T) {
 		t.Fatalf("findings %+v: want the ECN and the platform problems", reload.Findings)
 	}
 	for _, fd := range reload.Findings {
-		if fd.Severity == "error" && (!strings.HasPrefix(fd.Where, "fabric/fabric.yaml:") || fd.Message == "") {
+		if fd.Severity == finding.Error && (!strings.HasPrefix(fd.Where, "fabric/fabric.yaml:") || fd.Message == "") {
 			t.Fatalf("finding without a position or message: %+v", fd)
 		}
 	}

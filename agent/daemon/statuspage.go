@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/daemon/history"
+	"github.com/rocefab/rocefab/finding"
 )
 
 // The status page is one server-rendered HTML document with its style
@@ -121,6 +122,16 @@ func resultClass(r history.Result) string {
 	return "unknown"
 }
 
+// pageFindingOf is the one way a finding of any source reaches the page.
+func pageFindingOf(source string, f finding.Finding) pageFinding {
+	where := f.Subject.String()
+	if where == "" || f.Source == finding.SourceProbe || f.Source == finding.SourceLocalize {
+		where = f.Where
+	}
+	return pageFinding{Source: source, Code: string(f.Code), Severity: f.Severity.String(), Where: where,
+		Message: f.Message, Class: severityClass(f.Severity.String())}
+}
+
 func severityClass(s string) string {
 	switch s {
 	case "error", "critical":
@@ -159,9 +170,7 @@ func (a *Agent) statusPageData() pageData {
 		d.Devices = append(d.Devices, pd)
 	}
 	for _, f := range a.activeLossless() {
-		d.Findings = append(d.Findings, pageFinding{Source: "counters since " + f.FirstSeen.UTC().Format("2006-01-02 15:04:05Z"),
-			Code: string(f.Code), Severity: string(f.Severity), Where: f.Subject.String(), Message: f.Message,
-			Class: severityClass(string(f.Severity))})
+		d.Findings = append(d.Findings, pageFindingOf("counters since "+f.FirstSeen.UTC().Format("2006-01-02 15:04:05Z"), f.AsFinding()))
 	}
 	if brief, ok := d.Status.LastRuns[history.KindProbe]; ok && brief != nil {
 		run, err := getRun(brief.ID)
@@ -174,12 +183,10 @@ func (a *Agent) statusPageData() pageData {
 				for _, p := range lf.Pairs {
 					pairs = append(pairs, p.From+" → "+p.To)
 				}
-				d.Probe.Lossless = append(d.Probe.Lossless, pageFinding{Source: strings.Join(pairs, ", "), Code: string(lf.Code),
-					Severity: string(lf.Severity), Where: lf.Subject.String(), Message: lf.Message, Class: severityClass(string(lf.Severity))})
+				d.Probe.Lossless = append(d.Probe.Lossless, pageFindingOf(strings.Join(pairs, ", "), lf.AsFinding()))
 			}
 			for _, f := range run.Findings {
-				d.Findings = append(d.Findings, pageFinding{Source: "probe " + run.ID, Code: f.Code, Severity: f.Severity,
-					Where: f.Where, Message: f.Message, Class: severityClass(f.Severity)})
+				d.Findings = append(d.Findings, pageFindingOf("probe "+run.ID, f))
 			}
 		}
 	}

@@ -155,17 +155,7 @@ func (f *simFleet) addrs() map[string]string {
 func factoryGNMI(name, platform string) devcfg.Paths {
 	p := devcfg.Paths{}
 	if platform == "sonic" {
-		p["sonic-db:/DEVICE_METADATA/localhost/hostname"] = devcfg.String(name)
-		p["sonic-db:/DEVICE_METADATA/localhost/hwsku"] = devcfg.String("Mellanox-SN2700")
-		p["sonic-db:/DEVICE_METADATA/localhost/buffer_model"] = devcfg.String("dynamic")
-		for i := 0; i < 4; i++ {
-			port := "sonic-db:/PORT/Ethernet" + strconv.Itoa(4*i) + "/"
-			p[port+"admin_status"] = devcfg.String("up")
-			p[port+"alias"] = devcfg.String("etp" + strconv.Itoa(i+1))
-			p[port+"lanes"] = devcfg.String(fmt.Sprintf("%d,%d,%d,%d", 4*i, 4*i+1, 4*i+2, 4*i+3))
-			p[port+"mtu"] = devcfg.String("9100")
-			p[port+"speed"] = devcfg.String("100000")
-		}
+		p = gnmisim.SONiCFactory(name, 4, "dynamic")
 		p["sonic-db:/PORT/Ethernet12/description"] = devcfg.String("storage-uplink")
 		p["sonic-db:/VLAN/Vlan10/vlanid"] = devcfg.String("10")
 		return p

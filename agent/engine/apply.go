@@ -420,12 +420,14 @@ func (e *Engine) readBack(ctx context.Context, run *ActiveRun, opt ApplyOptions,
 		} else {
 			reason = fmt.Sprintf("read-back still differs from the intent (%d change(s), first: %s %s)", len(leftover), leftover[0].Action.Symbol(), leftover[0].Where())
 		}
-		outcome := OutcomeRolledBack
 		if rbErr := e.undo(ctx, drv, pending, dp, before, run.ID()); rbErr != nil {
-			reason += "; rollback failed, the device may hold part of the change (run drift): " + rbErr.Error()
-			outcome = OutcomeFailed
+			// Neither the change nor the snapshot is known to be in effect:
+			// unknown, so drift warns and the next apply reads it back first.
+			reason += "; rollback failed, the device may hold the change, part of it or none (run drift): " + rbErr.Error()
+			e.settleUnknown(run, opt.Store, i, dp.Device, joinReason(note, reason))
+			return nil, false
 		}
-		e.settle(run, opt.Store, i, dp.Device, outcome, joinReason(note, reason))
+		e.settle(run, opt.Store, i, dp.Device, OutcomeRolledBack, joinReason(note, reason))
 		return nil, false
 	}
 	if opt.ConfirmWindow > 0 {

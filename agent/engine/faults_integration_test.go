@@ -224,20 +224,47 @@ func waitNoLeftovers(t *testing.T, sw *enginetest.Switch, when string) {
 	}
 }
 
+// readErrors is, per SSH platform, the command that reads the running
+// configuration and an error the platform answers it with.
+var readErrors = []struct {
+	kind      enginetest.Kind
+	read, msg string
+}{
+	{enginetest.EOS, "show running-config", "% Permission denied for the role"},
+	{enginetest.NXOS, "show running-config", "% Permission denied for the role"},
+	{enginetest.Junos, "show configuration | display set", "error: permission denied for the role"},
+	{enginetest.Cumulus, "nv config show", "Error: Permission denied for the role"},
+	{enginetest.SONiCSSH, "show runningconfiguration all", "Error: Permission denied for the role"},
+}
+
 // TestDriftOnAnErrorAnswer: a running-config command answered with an
-// error is a device error in drift, never a device whose every owned line
-// is missing.
+// error is a device error in drift and plan, on every SSH platform, never
+// a device whose every owned line is missing (an empty configuration).
 func TestDriftOnAnErrorAnswer(t *testing.T) {
-	h := newSimHarness(t, []enginetest.Spec{{Name: "leaf-eos", Kind: enginetest.EOS}, {Name: "leaf-nxos", Kind: enginetest.NXOS}})
+	var specs []enginetest.Spec
+	for _, c := range readErrors {
+		specs = append(specs, enginetest.Spec{Name: "leaf-" + c.kind.Platform + "-" + c.kind.Transport, Kind: c.kind, Ports: 1})
+	}
+	covered := map[enginetest.Kind]bool{}
+	for _, c := range readErrors {
+		covered[c.kind] = true
+	}
+	for _, k := range enginetest.AllKinds {
+		if k.Transport == "ssh" && !covered[k] {
+			t.Errorf("no read error for %s", k)
+		}
+	}
+	h := newSimHarness(t, specs)
 	res := h.intent("fabric.yaml", enginetest.Params{})
 	h.converge(res)
-	for _, sw := range h.fleet.Switches {
-		sw.SSH.SetFaults(sshsim.Faults{Answers: map[string]string{"show running-config": "% Permission denied for the role"}})
+	for i, c := range readErrors {
+		h.fleet.Switch(specs[i].Name).SSH.SetFaults(sshsim.Faults{Answers: map[string]string{c.read: c.msg}})
 	}
-	p := h.drift(res)
-	for _, d := range p.Devices {
-		if d.Status != compliance.StatusError || len(d.Changes) != 0 || !strings.Contains(d.Error, "Permission denied") {
-			t.Errorf("%s: %s with %d changes (%s); want an error naming the device's answer", d.Device, d.Status, len(d.Changes), d.Error)
+	for what, p := range map[string]*compliance.Plan{"drift": h.drift(res), "plan": h.plan(res)} {
+		for _, d := range p.Devices {
+			if d.Status != compliance.StatusError || len(d.Changes) != 0 || !strings.Contains(strings.ToLower(d.Error), "permission denied") {
+				t.Errorf("%s %s: %s with %d changes (%s); want an error naming the device's answer", what, d.Device, d.Status, len(d.Changes), d.Error)
+			}
 		}
 	}
 }

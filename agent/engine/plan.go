@@ -281,12 +281,13 @@ func (e *Engine) deviceWarnings(device string) []string {
 	if a := rec.Active; a != nil {
 		if store.Alive(a.Run) {
 			out = append(out, fmt.Sprintf("%s run %s is %s on this device right now (since %s)", a.Kind, a.Run, a.Phase, a.At.UTC().Format(time.RFC3339)))
-		} else {
+		} else if u := rec.Unknown; u == nil || u.Run != a.Run {
 			out = append(out, interruptedNote(a))
 		}
 	}
 	if u := rec.Unknown; u != nil {
-		out = append(out, fmt.Sprintf("what the device ran after run %s was unknown (%s); it has been read again for this report", u.Run, u.Reason))
+		// Written before the read: the read may fail too.
+		out = append(out, fmt.Sprintf("what the device ran after run %s was unknown (%s); this report reads it again, and the next apply, or rollback %s, settles the run", u.Run, u.Reason, u.Run))
 	}
 	return out
 }

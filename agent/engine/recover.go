@@ -45,7 +45,7 @@ func (s RunStore) UpdateReport(id string, fn func(r *RunReport)) error {
 // interrupted run's; each comparison filters the running configuration by
 // the scope of the configuration it compares with.
 func (e *Engine) recoverDevice(ctx context.Context, store RunStore, drv drivers.Driver, dp *compliance.DevicePlan, a *ActiveRef, by string) string {
-	note := interruptedNote(a)
+	note := store.leftNote(dp.Device, a)
 	orig, err := store.LoadReport(a.Run)
 	var dr *DeviceRun
 	if err == nil {
@@ -151,7 +151,7 @@ func (e *Engine) Recover(ctx context.Context, r *intent.Resolved, sel Selection,
 		g.Go(func() error {
 			dp, _, err := e.switchPlan(r, sw)
 			if err != nil {
-				results[i] = interruptedNote(a) + "; " + err.Error()
+				results[i] = store.leftNote(sw.Name, a) + "; " + err.Error()
 				return nil
 			}
 			scope := devcfg.Scope{}
@@ -160,7 +160,7 @@ func (e *Engine) Recover(ctx context.Context, r *intent.Resolved, sel Selection,
 			}
 			drv, err := e.openDriver(ctx, &dp, scope)
 			if err != nil {
-				results[i] = interruptedNote(a) + "; " + deviceMessage(sw.Name, err)
+				results[i] = store.leftNote(sw.Name, a) + "; " + deviceMessage(sw.Name, err)
 				return nil
 			}
 			defer drv.Close()

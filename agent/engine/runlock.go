@@ -367,6 +367,16 @@ func (s RunStore) Interrupted(device string) *ActiveRef {
 	return r.Active
 }
 
+// leftNote says what run a left on a device: interrupted, or ended with
+// an outcome nobody could read back (both are settled the same way).
+func (s RunStore) leftNote(device string, a *ActiveRef) string {
+	if r, err := s.DeviceRecord(device); err == nil && r != nil && r.Unknown != nil && r.Unknown.Run == a.Run {
+		return fmt.Sprintf("what the device ran after %s run %s was unknown (%s); the next apply, or rollback %s, reads it back and settles it first",
+			a.Kind, a.Run, r.Unknown.Reason, a.Run)
+	}
+	return interruptedNote(a)
+}
+
 // interruptedNote says what an interrupted run left on a device.
 func interruptedNote(a *ActiveRef) string {
 	what := "while pushing: the device may hold the change, not hold it, or (where lines apply as they are typed) part of it"

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
-	"time"
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
@@ -72,26 +70,6 @@ func (c change) holder() string {
 	return fmt.Sprintf("%s pid %d", who, os.Getpid())
 }
 
-// staleAfter is how old a lock without a live pending commit may be before
-// it is taken for the leftover of a runner that died: no push keeps a
-// device that long without committing.
-const staleAfter = 15 * time.Minute
-
-// idTime finds the time in a run ID (20260102T150405.000000Z-...) or a
-// change ID (rocefab-20260102-150405-... or rocefab-20260102T150405...).
-var idTime = regexp.MustCompile(`(\d{8})[T-](\d{6})`)
-
-// staleID reports whether a change ID (or a text holding one) was made
-// longer than staleAfter ago.
-func staleID(s string, now time.Time) bool {
-	m := idTime.FindStringSubmatch(s)
-	if m == nil {
-		return false
-	}
-	at, err := time.Parse("20060102150405", m[1]+m[2])
-	return err == nil && now.Sub(at) > staleAfter
-}
-
 // commitUnknown turns the failure of a line that commits into
 // ErrCommitUnknown, unless the device answered with a refusal: the line
 // was sent and its answer lost, so the change may have taken effect.
@@ -108,36 +86,32 @@ func commitUnknown(err error) error {
 	return fmt.Errorf("%w: %w", drivers.ErrCommitUnknown, err)
 }
 
-// commitSend types a line that commits (EOS commit, Junos commit, NVUE
-// apply, ...): a lost answer makes the outcome unknown, never "unchanged".
+// commitSend types a line that commits: a lost answer makes the outcome
+// unknown, never "unchanged".
 func (d *Driver) commitSend(ctx context.Context, step, line string) (string, error) {
 	out, err := d.send(ctx, step, line)
 	return out, commitUnknown(err)
 }
 
-// checkExpect reads the running configuration while the push holds the
-// device lock and refuses a push planned against another one. In Junos
-// configuration mode the read goes through `run`. d.mu is held.
-func (d *Driver) checkExpect(ctx context.Context, c change, inConfig bool) error {
-	if c.opt.Expect == "" {
-		return nil
-	}
-	cmd := d.showCmd
-	if inConfig && d.style == devcfg.CommitJunos {
-		cmd = "run " + cmd
-	}
+// readExpected reads the running configuration with cmd while the push
+// holds the device lock, refuses a push planned against another one, and
+// returns what the device printed. d.mu is held.
+func (d *Driver) readExpected(ctx context.Context, c change, cmd string) (string, error) {
 	raw, err := d.readCommand(ctx, "push", cmd)
 	if err != nil {
-		return err
+		return "", err
+	}
+	if c.opt.Expect == "" {
+		return raw, nil
 	}
 	run, err := d.parseRunning(raw, cmd)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if run.Fingerprint != c.opt.Expect {
-		return d.fail("push", "", "", fmt.Errorf("%w: planned against %s, the device holds %s now", drivers.ErrStale, shortFP(c.opt.Expect), shortFP(run.Fingerprint)))
+		return "", d.fail("push", "", "", fmt.Errorf("%w: planned against %s, the device holds %s now", drivers.ErrStale, shortFP(c.opt.Expect), shortFP(run.Fingerprint)))
 	}
-	return nil
+	return raw, nil
 }
 
 func shortFP(fp string) string {
@@ -147,7 +121,7 @@ func shortFP(fp string) string {
 	return fp
 }
 
-// The lock Linux switches (Cumulus, SONiC) share between rocefab runners,
+// The lock Linux-shell switches share between rocefab runners,
 // wherever they run: flock(1) on a file in /run/lock, held through a file
 // descriptor of the login shell, so the kernel releases it when the shell
 // ends, also when rocefab dies or the connection drops.
@@ -157,9 +131,9 @@ const (
 	linuxLockFD     = "9"
 )
 
-// linuxLock takes the lock in the current shell or fails with ErrLocked
+// shellLock takes the lock in the current shell or fails with ErrLocked
 // naming the holder. d.mu is held.
-func (d *Driver) linuxLock(ctx context.Context, c change) error {
+func (d *Driver) shellLock(ctx context.Context, who string) error {
 	if _, err := d.send(ctx, "lock", "exec "+linuxLockFD+">>"+linuxLockFile); err != nil {
 		return err
 	}
@@ -169,18 +143,18 @@ func (d *Driver) linuxLock(ctx context.Context, c change) error {
 	}
 	if !strings.Contains(out, "flock=0") {
 		holder, _ := d.sendChecked(ctx, "lock", "cat "+linuxHolderFile, nil)
-		holder = firstLine(holder)
+		holder = devcfg.FirstLine(holder)
 		if holder == "" || strings.Contains(holder, "No such file") {
 			holder = "another rocefab runner"
 		}
 		return d.fail("lock", "", "", fmt.Errorf("%w: %s holds %s (it is released when that runner's session ends)", drivers.ErrLocked, holder, linuxLockFile))
 	}
-	_, err = d.send(ctx, "lock", "echo '"+c.holder()+"' > "+linuxHolderFile)
+	_, err = d.send(ctx, "lock", "echo '"+who+"' > "+linuxHolderFile)
 	return err
 }
 
-// linuxUnlock closes the descriptor, releasing the lock. d.mu is held.
-func (d *Driver) linuxUnlock(ctx context.Context) {
+// shellUnlock closes the descriptor, releasing the lock. d.mu is held.
+func (d *Driver) shellUnlock(ctx context.Context) {
 	if d.conn != nil {
 		d.sendQuiet(ctx, "lock", "exec "+linuxLockFD+">&-")
 	}

@@ -38,7 +38,7 @@ func Register(r *drivers.Registry) error { return r.Register(Transport, New) }
 type Driver struct {
 	opt     drivers.Options
 	log     *zap.Logger
-	style   devcfg.CommitStyle
+	dialect *devcfg.Dialect
 	def     any // scrapligo platform: embedded name or YAML
 	showCmd string
 	errs    []string // error strings that fail a command
@@ -76,18 +76,16 @@ func New(ctx context.Context, opt drivers.Options) (drivers.Driver, error) {
 		pending: map[*localPending]struct{}{},
 		held:    map[*heldPending]struct{}{},
 	}
-	d.style = commitStyle(opt.Platform)
-	switch d.style {
-	case devcfg.CommitNXOSCheckpoint, devcfg.CommitEOSSession, devcfg.CommitJunos, devcfg.CommitNVUE, devcfg.CommitSONiCPatch:
-	default:
+	d.dialect = opt.Platform.Dialect
+	if d.dialect == nil || d.dialect.Push == nil {
 		return nil, d.fail("connect", "", "", fmt.Errorf("%w: commit style %q cannot be pushed over SSH", drivers.ErrUnsupported, opt.Platform.Commit))
 	}
-	def, err := platformDefinition(opt.Platform, d.style)
+	def, err := platformDefinition(opt.Platform)
 	if err != nil {
 		return nil, d.fail("connect", "", "", err)
 	}
 	d.def = def
-	d.showCmd = showRunningCommand(opt.Platform, d.style)
+	d.showCmd = showRunningCommand(opt.Platform)
 	host, port, err := splitAddress(opt.Address)
 	if err != nil {
 		return nil, d.fail("connect", "", "", err)
@@ -210,7 +208,7 @@ func (d *Driver) dial(ctx context.Context) (*conn, error) {
 		_ = tr.Close()
 		return nil, d.fail("connect", "", "", classifyConnect(err))
 	}
-	d.errs = dedupe(append(append(append([]string(nil), nd.FailedWhenContains...), d.opt.Platform.CLIErrors...), builtinErrors(d.style)...))
+	d.errs = dedupe(append(append(append([]string(nil), nd.FailedWhenContains...), d.opt.Platform.CLIErrors...), d.dialect.Errors...))
 	d.log.Debug("connected", zap.String("address", tr.addr))
 	return c, nil
 }
@@ -339,7 +337,7 @@ func (d *Driver) parseRunning(raw, cmd string) (*drivers.Running, error) {
 		return nil, d.fail("fetch", cmd, "", fmt.Errorf("parsing the running configuration: %w", err))
 	}
 	if emptyConfig(cfg) {
-		return nil, d.fail("fetch", cmd, firstLine(raw), fmt.Errorf("%w: the device returned no configuration", drivers.ErrRejected))
+		return nil, d.fail("fetch", cmd, devcfg.FirstLine(raw), fmt.Errorf("%w: the device returned no configuration", drivers.ErrRejected))
 	}
 	cfg.Device, cfg.Platform = d.opt.Device, d.opt.Platform.Name
 	return drivers.NewRunning(cfg, d.opt.Platform, d.opt.Scope), nil
@@ -358,8 +356,8 @@ func emptyConfig(c *devcfg.Config) bool {
 }
 
 // errorLead are first lines no running configuration starts with: the
-// marks CLIs put on a refused command (IOS-style "%", Junos "error:" and
-// "syntax error", NVUE and click "Error:", a shell's "command not found").
+// marks CLIs put on a refused command (IOS-style "%", "error:" and
+// "syntax error", "Error:", a shell's "command not found").
 var errorLead = regexp.MustCompile(`(?i)^(% |%$|error[: ]|syntax error|unknown command|invalid (command|input)|permission denied|-bash: |bash: |.*: command not found$)`)
 
 // errorAnswer returns the first meaningful line of out when it is an error
@@ -431,8 +429,8 @@ func (d *Driver) readCommand(ctx context.Context, step, line string) (string, er
 	return out, nil
 }
 
-// Push applies the patch with the platform's safe mechanism; see the
-// push_*.go files.
+// Push applies the patch with the platform's dialect: its push sequence,
+// run on this session, says how the change settles.
 func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushOptions) (drivers.Pending, error) {
 	if opt.ConfirmWindow < 0 {
 		return nil, d.fail("push", "", "", errors.New("negative confirm window"))
@@ -447,19 +445,15 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	defer d.mu.Unlock()
 	log := d.log.With(zap.String("change", c.id))
 	log.Info("pushing", zap.Int("lines", len(patch.Lines)), zap.Int("updates", len(patch.Updates)), zap.Int("deletes", len(patch.Deletes)), zap.Duration("confirm_window", opt.ConfirmWindow))
-	switch d.style {
-	case devcfg.CommitNXOSCheckpoint:
-		return d.pushNXOS(ctx, c)
-	case devcfg.CommitEOSSession:
-		return d.pushEOS(ctx, c)
-	case devcfg.CommitJunos:
-		return d.pushJunos(ctx, c)
-	case devcfg.CommitNVUE:
-		return d.pushNVUE(ctx, c)
-	case devcfg.CommitSONiCPatch:
-		return d.pushSONiC(ctx, c)
+	if err := d.startPush(ctx, patch); err != nil {
+		return nil, err
 	}
-	return nil, d.fail("push", "", "", drivers.ErrUnsupported)
+	st, err := d.dialect.Push(ctx, session{d: d, c: c}, devcfg.Push{ID: c.id, Run: c.run, Holder: c.holder(), Patch: patch, Window: opt.ConfirmWindow})
+	if st == nil && err == nil {
+		// Nothing said to settle: the change was committed at once.
+		st = &devcfg.Settle{Kind: devcfg.SettledNow}
+	}
+	return d.settled(c.id, st), err
 }
 
 // Cleanup removes what the interrupted run runID left on the device; with
@@ -472,39 +466,25 @@ func (d *Driver) Cleanup(ctx context.Context, runID string, pendingConfirm bool)
 	if _, err := d.ensure(ctx); err != nil {
 		return err
 	}
-	prefix := runPrefix(runID)
-	switch d.style {
-	case devcfg.CommitNXOSCheckpoint:
-		return d.cleanupNXOS(ctx, runID, prefix, pendingConfirm)
-	case devcfg.CommitEOSSession:
-		return d.cleanupEOS(ctx, prefix)
-	case devcfg.CommitJunos:
-		return d.cleanupJunos(ctx, prefix, pendingConfirm)
-	case devcfg.CommitNVUE:
-		return d.cleanupNVUE(ctx, pendingConfirm)
-	case devcfg.CommitSONiCPatch:
-		return d.cleanupSONiC(ctx, prefix, pendingConfirm)
+	if d.dialect.Cleanup == nil {
+		return nil
 	}
-	return nil
+	c := change{id: "cleanup"}
+	return d.dialect.Cleanup(ctx, session{d: d, c: c}, devcfg.Cleanup{Run: runID, Prefix: runPrefix(runID), Holder: c.holder(), PendingConfirm: pendingConfirm})
 }
 
-// startCLIPush refuses a path patch on a CLI platform and opens the
-// session the push runs in.
-func (d *Driver) startCLIPush(ctx context.Context, patch devcfg.Patch) error {
-	if len(patch.Updates) > 0 || len(patch.Deletes) > 0 {
-		return d.fail("push", "", "", fmt.Errorf("%w: path updates cannot be sent as %s CLI lines", drivers.ErrUnsupported, d.style))
+// startPush refuses a patch of the kind the dialect does not take (CLI
+// lines, or path updates) and opens the session the push runs in.
+func (d *Driver) startPush(ctx context.Context, patch devcfg.Patch) error {
+	paths := len(patch.Updates) > 0 || len(patch.Deletes) > 0
+	switch {
+	case d.dialect.Lines && paths:
+		return d.fail("push", "", "", fmt.Errorf("%w: path updates cannot be sent as %s CLI lines", drivers.ErrUnsupported, d.opt.Platform.Name))
+	case !d.dialect.Lines && len(patch.Lines) > 0:
+		return d.fail("push", "", "", fmt.Errorf("%w: %s takes path updates, not CLI lines", drivers.ErrUnsupported, d.opt.Platform.Name))
 	}
 	_, err := d.ensure(ctx)
 	return err
-}
-
-// dropCheckpoint removes the checkpoint of a change committed at once; a
-// checkpoint left behind is only logged, since the change stands (the
-// next run on the device removes it).
-func (d *Driver) dropCheckpoint(ctx context.Context, id string, discard func(context.Context) error) {
-	if err := discard(ctx); err != nil {
-		d.log.Warn("change committed, but its checkpoint could not be removed", zap.String("change", id), zap.Error(err))
-	}
 }
 
 // cleanupContext outlives a cancelled push: undoing a half-applied change

@@ -7,6 +7,8 @@ import (
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
+	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/nxos"
 )
 
 func TestPushAndFetchCLI(t *testing.T) {
@@ -16,10 +18,10 @@ func TestPushAndFetchCLI(t *testing.T) {
 		lines       []string
 		want        string
 	}{
-		{sshsim.NXOS, treePlatform("nxos", "cisco_nxos", devcfg.CommitNXOSCheckpoint),
+		{sshsim.NXOS, treePlatform("nxos", "cisco_nxos", nxos.Dialect),
 			[]string{"interface Ethernet1/2", "mtu 9216", "priority-flow-control mode on", "exit"},
 			"interface Ethernet1/2\n  mtu 9216\n  priority-flow-control mode on\n"},
-		{sshsim.EOS, treePlatform("eos", "arista_eos", devcfg.CommitEOSSession),
+		{sshsim.EOS, treePlatform("eos", "arista_eos", eos.Dialect),
 			[]string{"interface Ethernet2", "mtu 9214", "exit"},
 			"interface Ethernet2\n  mtu 9214\n"},
 	}

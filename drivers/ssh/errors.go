@@ -65,7 +65,7 @@ func isTimeout(err error) bool {
 
 // deviceMessage keeps what a device said about an error: its output from
 // the first line carrying an error string on (all of it if none does),
-// without caret markers, Junos "[edit]" context lines or usage help.
+// without caret markers, "[edit]" context lines or usage help.
 func deviceMessage(out string, errs []string) string {
 	var meaningful []string
 	first := -1

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
+	"github.com/rocefab/rocefab/internal/secret"
 )
 
 // Exec runs commands on servers over SSH, for the host JSON contract
@@ -70,7 +71,10 @@ func (e *Exec) Run(ctx context.Context, host, command string, stdin []byte) (hos
 		return res, &drivers.DeviceError{Device: host, Step: "run", Err: ctx.Err()}
 	case err = <-done:
 	}
-	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
+	// A host echoing its login password (sudo, a banner) must not hand it
+	// on to errors, reports and logs.
+	pw := target.Creds.Password
+	res.Stdout, res.Stderr = []byte(secret.Redact(stdout.String(), pw)), []byte(secret.Redact(stderr.String(), pw))
 	var exitErr *gossh.ExitError
 	switch {
 	case err == nil:

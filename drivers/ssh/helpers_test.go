@@ -79,12 +79,13 @@ func testCtx(t testing.TB) context.Context {
 
 // treePlatform is a minimal CLI platform for tests that do not need a real
 // renderer: indented running config, "!" comments skipped.
-func treePlatform(name, scrapli string, style devcfg.CommitStyle) devcfg.Platform {
+func treePlatform(name, scrapli string, dialect *devcfg.Dialect) devcfg.Platform {
 	return devcfg.Platform{
 		Name:        name,
 		Shape:       devcfg.ShapeTree,
 		Scrapli:     scrapli,
-		Commit:      style,
+		Commit:      devcfg.CommitDialect,
+		Dialect:     dialect,
 		ShowRunning: "show running-config",
 		Syntax:      devcfg.Syntax{Style: devcfg.StyleCLITree, Negate: "no ", Exit: "exit", LineKeys: []string{"mtu "}},
 		Parse: func(raw []byte) (*devcfg.Config, error) {

@@ -76,7 +76,7 @@ func (p *pendingChange) settled(want pendingState) (err error, done bool) {
 }
 
 // devicePending is a change the device itself rolls back unless confirmed
-// in time (Junos commit confirmed, EOS commit timer, NVUE apply --confirm).
+// in time (a commit confirmed, a commit timer: devcfg.SettleDevice).
 type devicePending struct {
 	pendingChange
 	deadline time.Time
@@ -85,21 +85,8 @@ type devicePending struct {
 	// done, when set, runs after the change is settled (a lock release).
 	done func(ctx context.Context)
 	// leftovers, when set, removes what the device keeps after rolling
-	// back by itself (NX-OS's checkpoint and replace file).
+	// back by itself (a checkpoint, a replace file).
 	leftovers func(ctx context.Context)
-}
-
-// newDevicePending is a change the device rolls back after window unless
-// confirmCmd is sent first; rollbackCmd rolls it back sooner. Both are
-// sent on a fresh session if the old one dropped; a confirmation whose
-// answer is lost is ErrCommitUnknown (reading the device back tells).
-func (d *Driver) newDevicePending(id string, window time.Duration, confirmCmd, rollbackCmd string) *devicePending {
-	return &devicePending{
-		pendingChange: pendingChange{d: d, id: id},
-		deadline:      time.Now().Add(window),
-		confirm:       func(ctx context.Context) error { return commitUnknown(d.sendFresh(ctx, "confirm", confirmCmd)) },
-		rollback:      func(ctx context.Context) error { return d.sendFresh(ctx, "rollback", rollbackCmd) },
-	}
 }
 
 func (p *devicePending) settle(ctx context.Context) {
@@ -161,7 +148,7 @@ func (p *devicePending) Rollback(ctx context.Context) error {
 }
 
 // localPending is a change rocefab itself rolls back when its window ends,
-// for platforms that cannot (NX-OS checkpoints, SONiC config checkpoints).
+// for platforms that cannot (devcfg.SettleLocal: checkpoints only).
 // The timer lives in this process: if the process dies, the change stays.
 type localPending struct {
 	pendingChange
@@ -239,8 +226,9 @@ func (p *localPending) Rollback(ctx context.Context) error {
 }
 
 // heldPending is a change committed at once whose exact restore point the
-// driver keeps until the caller has read the device back (NX-OS and SONiC
-// checkpoints, Junos rollback 1): Confirm drops it, Rollback restores it. A
+// driver keeps until the caller has read the device back
+// (devcfg.SettleHeld: a checkpoint, a rollback to the previous commit):
+// Confirm drops it, Rollback restores it. A
 // later Push or Close on the driver confirms it. A restore built
 // from a diff of rocefab's own lines could leave what the device generated
 // alongside them; the checkpoint cannot.

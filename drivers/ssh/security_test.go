@@ -20,9 +20,11 @@ import (
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
+	"github.com/rocefab/rocefab/renderers/eos"
+	"github.com/rocefab/rocefab/renderers/nxos"
 )
 
-var nxosTest = treePlatform("nxos", "cisco_nxos", devcfg.CommitNXOSCheckpoint)
+var nxosTest = treePlatform("nxos", "cisco_nxos", nxos.Dialect)
 
 func openErr(t *testing.T, opt drivers.Options) error {
 	t.Helper()
@@ -167,7 +169,7 @@ func TestPublicKeyAuthentication(t *testing.T) {
 	}
 
 	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.EOS, Username: testUser, AuthorizedKeys: []gossh.PublicKey{sshPub}})
-	opt := testOptions(sim, kh, treePlatform("eos", "arista_eos", devcfg.CommitEOSSession), nil)
+	opt := testOptions(sim, kh, treePlatform("eos", "arista_eos", eos.Dialect), nil)
 	opt.Creds.Password = ""
 	opt.SSH.IdentityFile = keyFile
 	d := open(t, opt)
@@ -187,7 +189,7 @@ func TestSecretsNeverLogged(t *testing.T) {
 	core, logs := observer.New(zap.DebugLevel)
 	log := zap.New(core)
 	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.EOS, EnableSecret: testPassword})
-	opt := testOptions(sim, kh, treePlatform("eos", "arista_eos", devcfg.CommitEOSSession), log)
+	opt := testOptions(sim, kh, treePlatform("eos", "arista_eos", eos.Dialect), log)
 	d := open(t, opt)
 	ctx := testCtx(t)
 	if _, err := d.Push(ctx, devcfg.Patch{Lines: []string{"interface Ethernet3", "mtu 9214", "exit"}}, drivers.PushOptions{}); err != nil {

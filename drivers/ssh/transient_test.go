@@ -14,6 +14,7 @@ import (
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
+	"github.com/rocefab/rocefab/renderers/eos"
 )
 
 // flakyProxy resets the first `fail` connections before any SSH byte is
@@ -180,7 +181,7 @@ func TestCloseRollsBackUnconfirmed(t *testing.T) {
 // authentication.
 func TestNoAuthSimulator(t *testing.T) {
 	sim, kh := startSim(t, sshsim.Options{Personality: sshsim.EOS, NoAuth: true, Username: "-"})
-	opt := testOptions(sim, kh, treePlatform("eos", "arista_eos", devcfg.CommitEOSSession), nil)
+	opt := testOptions(sim, kh, treePlatform("eos", "arista_eos", eos.Dialect), nil)
 	opt.Creds = drivers.Credentials{Username: "anyone"}
 	d := open(t, opt)
 	if _, err := d.Fetch(testCtx(t)); err != nil {

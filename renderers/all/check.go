@@ -27,6 +27,8 @@ func Check(e *renderers.Entry) []string {
 		// Text platforms are read by parsing what the device prints.
 		{!e.SupportsTransport("ssh") || p.Parse != nil, "Platform.Parse"},
 		{!e.SupportsTransport("ssh") || p.ShowRunning != "", "Platform.ShowRunning"},
+		// The SSH driver pushes only what a dialect tells it.
+		{!e.SupportsTransport("ssh") || p.Dialect != nil, "Platform.Dialect"},
 		// A declared limit is cited and not empty.
 		{a.LAGNumbers == nil || (a.LAGNumbers.Source != "" && a.LAGNumbers.Example != "" && 1 <= a.LAGNumbers.Min && a.LAGNumbers.Min <= a.LAGNumbers.Max), "LAGNumbers (a cited, non-empty range)"},
 	} {

@@ -23,7 +23,8 @@ func Register(r *renderers.Registry) error {
 			Platform: devcfg.Platform{
 				Shape:       devcfg.ShapePaths,
 				Scrapli:     "cumulus_linux",
-				Commit:      devcfg.CommitNVUE,
+				Commit:      devcfg.CommitDialect,
+				Dialect:     Dialect,
 				ShowRunning: "nv config show -o json",
 				CLIErrors:   []string{"Error:", "Invalid config", "is not a", "Usage: nv"},
 				Syntax:      syntax,

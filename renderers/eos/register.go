@@ -56,7 +56,8 @@ func Register(r *renderers.Registry) error {
 			Platform: devcfg.Platform{
 				Shape:       devcfg.ShapeTree,
 				Scrapli:     "arista_eos",
-				Commit:      devcfg.CommitEOSSession,
+				Commit:      devcfg.CommitDialect,
+				Dialect:     Dialect,
 				ShowRunning: "show running-config",
 				CLIErrors:   []string{"% Invalid input", "% Incomplete command", "% Ambiguous command"},
 				Syntax:      platformSyntax(),

@@ -17,7 +17,8 @@ func Register(r *renderers.Registry) error {
 			Platform: devcfg.Platform{
 				Shape:       devcfg.ShapePaths,
 				Scrapli:     "juniper_junos",
-				Commit:      devcfg.CommitJunos,
+				Commit:      devcfg.CommitDialect,
+				Dialect:     Dialect,
 				ShowRunning: "show configuration | display set",
 				CLIErrors:   []string{"error:", "syntax error", "unknown command"},
 				Syntax:      devcfg.Syntax{Style: devcfg.StyleStatements, Set: "set ", Delete: "delete "},

@@ -47,7 +47,8 @@ func Register(r *renderers.Registry) error {
 			Platform: devcfg.Platform{
 				Shape:       devcfg.ShapeTree,
 				Scrapli:     "cisco_nxos",
-				Commit:      devcfg.CommitNXOSCheckpoint,
+				Commit:      devcfg.CommitDialect,
+				Dialect:     Dialect,
 				ShowRunning: "show running-config",
 				CLIErrors:   []string{"% Invalid command", "% Incomplete command", "% Invalid parameter", "ERROR:"},
 				Syntax:      syntax,

@@ -69,7 +69,8 @@ func Attributes() renderers.Attributes {
 			// No scrapligo built-in exists: the ssh driver needs a custom
 			// platform definition (Linux shell prompt, no config mode).
 			Scrapli:     "sonic",
-			Commit:      devcfg.CommitSONiCPatch,
+			Commit:      devcfg.CommitDialect,
+			Dialect:     Dialect,
 			ShowRunning: "show runningconfiguration all",
 			CLIErrors:   []string{"Error:", "Failed to apply patch", "Traceback (most recent call last)", "Usage:"},
 			Syntax:      devcfg.Syntax{Style: devcfg.StylePaths},

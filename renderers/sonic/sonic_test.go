@@ -264,8 +264,8 @@ func TestRegister(t *testing.T) {
 	if e.DefaultTransport() != "gnmi" || !e.SupportsTransport("ssh") {
 		t.Errorf("transports = %v, want gnmi first and ssh", e.Attrs.Transports)
 	}
-	if e.Attrs.Platform.Commit != devcfg.CommitSONiCPatch || e.Attrs.Platform.Parse == nil || e.Attrs.Platform.Normalise == nil {
-		t.Error("platform misses commit style, Parse or Normalise")
+	if e.Attrs.Platform.Commit != devcfg.CommitDialect || e.Attrs.Platform.Dialect != Dialect || e.Attrs.Platform.Parse == nil || e.Attrs.Platform.Normalise == nil {
+		t.Error("platform misses commit style, dialect, Parse or Normalise")
 	}
 	cfg, err := r.Render(basicSwitch(t))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -49,6 +50,29 @@ type Finding struct {
 	Expected string   `json:"expected,omitempty"`
 	Observed []string `json:"observed,omitempty"`
 	Message  string   `json:"message"`
+}
+
+// AsFinding is the link's result in the shared shape (source cabling):
+// the status is the code; miscabled is an error, missing, unexpected and
+// unread are warnings, verified is info. The expected and observed peers
+// are evidence.
+func (f Finding) AsFinding() finding.Finding {
+	sev := finding.Warning
+	switch f.Status {
+	case Miscabled:
+		sev = finding.Error
+	case Verified:
+		sev = finding.Info
+	}
+	out := finding.Finding{Source: finding.SourceCabling, Code: finding.Code(f.Status), Severity: sev,
+		Subject: finding.Subject{Link: f.Link}, Message: f.Message}
+	if f.Expected != "" {
+		out.Evidence = append(out.Evidence, finding.Evidence{Name: "expected", Text: f.Expected})
+	}
+	for _, o := range f.Observed {
+		out.Evidence = append(out.Evidence, finding.Evidence{Name: "observed", Text: o})
+	}
+	return out
 }
 
 // Summary counts findings by status.

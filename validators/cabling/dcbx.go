@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -33,6 +34,13 @@ type DCBXFinding struct {
 }
 
 func (f DCBXFinding) String() string { return f.Message }
+
+// AsFinding is the disagreement in the shared shape (source cabling, code
+// dcbx-pfc or dcbx-app): an error, as it fails the check.
+func (f DCBXFinding) AsFinding() finding.Finding {
+	return finding.Finding{Source: finding.SourceCabling, Code: finding.Code("dcbx-" + f.TLV), Severity: finding.Error,
+		Subject: finding.Subject{Device: f.Device, Port: f.Port}, Message: f.Message}
+}
 
 // CheckDCBX compares each neighbour's advertised PFC priorities and DSCP
 // APP entries with the policy of the device that hears it: the PFC

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/devcfg"
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers"
 	"github.com/rocefab/rocefab/renderers/host"
@@ -47,6 +48,17 @@ type Finding struct {
 }
 
 func (f Finding) String() string { return fmt.Sprintf("%s [%s] %s", f.Severity, f.Code, f.Message) }
+
+// AsFinding is the finding in the shared shape (source consistency): the
+// host NIC is the subject's device and port, the switch port its peer.
+func (f Finding) AsFinding() finding.Finding {
+	sev := finding.Warning
+	if f.Severity == Error {
+		sev = finding.Error
+	}
+	return finding.Finding{Source: finding.SourceConsistency, Code: finding.Code(f.Code), Severity: sev,
+		Subject: finding.Subject{Device: f.Host, Port: f.NIC, Peer: f.Switch, PeerPort: f.Port}, Message: f.Message}
+}
 
 // HostNIC is the host side: settings as rendered (desired) or read back.
 // Nil or empty fields are unknown and not checked.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocefab/rocefab/drivers/hostcontract"
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 )
@@ -53,6 +54,42 @@ type Result struct {
 	Status  Status `json:"status"`
 	Message string `json:"message"`
 	Fix     string `json:"fix,omitempty"`
+}
+
+// Finding maps a status onto the shared scale: fail is an error, warn a
+// warning, pass info.
+func (s Status) Finding() finding.Severity {
+	switch s {
+	case Fail:
+		return finding.Error
+	case Warn:
+		return finding.Warning
+	}
+	return finding.Info
+}
+
+// AsFinding is the result in the shared shape (source doctor), on host:
+// the check is the code, its subject (a port or RDMA device) the port,
+// the fix evidence.
+func (r Result) AsFinding(host string) finding.Finding {
+	out := finding.Finding{Source: finding.SourceDoctor, Code: finding.Code(r.Check), Severity: r.Status.Finding(),
+		Subject: finding.Subject{Device: host, Port: r.Subject}, Message: r.Message}
+	if r.Fix != "" {
+		out.Evidence = []finding.Evidence{{Name: "fix", Text: r.Fix}}
+	}
+	return out
+}
+
+// Findings are the report's failed and warned checks in the shared shape;
+// passes are left out, as they are no problem.
+func (r *Report) Findings() []finding.Finding {
+	var out []finding.Finding
+	for _, c := range r.Checks {
+		if c.Status != Pass {
+			out = append(out, c.AsFinding(r.Host))
+		}
+	}
+	return out
 }
 
 // Summary counts results.

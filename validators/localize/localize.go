@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rocefab/rocefab/finding"
 )
 
 // Class is a kind of symptom, localized on its own.
@@ -146,6 +148,38 @@ type Finding struct {
 	// Summary is one line a person can act on; Details back it up.
 	Summary string   `json:"summary"`
 	Details []string `json:"details,omitempty"`
+}
+
+// AsFinding is the finding in the shared shape (source localize): the
+// class is the code; a localized fault is an error (CE marks only a
+// warning), symptoms no one element explains are a warning. The element
+// is the subject; flow and packet counts are evidence.
+func (f Finding) AsFinding() finding.Finding {
+	sev := finding.Error
+	if f.Status != Localized || f.Class == CE {
+		sev = finding.Warning
+	}
+	out := finding.Finding{Source: finding.SourceLocalize, Code: finding.Code(f.Class), Severity: sev, Message: f.Summary}
+	if e := f.Element; e != nil {
+		out.Subject = finding.Subject{Device: e.Device, Port: e.Port, Peer: e.Peer, PeerPort: e.PeerPort}
+		if e.Kind == KindLink {
+			out.Subject.Link = e.String()
+		}
+	}
+	ev := f.Evidence
+	for _, n := range []struct {
+		name string
+		v    int
+		unit string
+	}{{"flowsThrough", ev.FlowsThrough, "flows"}, {"badThrough", ev.BadThrough, "flows"},
+		{"flowsElsewhere", ev.FlowsElsewhere, "flows"}, {"badElsewhere", ev.BadElsewhere, "flows"},
+		{"affectedPackets", ev.Affected, "packets"}, {"totalPackets", ev.Total, "packets"}} {
+		out.Evidence = append(out.Evidence, finding.Evidence{Name: n.name, Value: float64(n.v), Unit: n.unit})
+	}
+	for _, c := range f.Candidates {
+		out.Evidence = append(out.Evidence, finding.Evidence{Name: "candidate", Text: c.String()})
+	}
+	return out
 }
 
 // Evidence counts flows, by their end-to-end observation where they have

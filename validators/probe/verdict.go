@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rocefab/rocefab/finding"
 )
 
 // Verdict is pass or fail.
@@ -25,8 +27,8 @@ const (
 	SeverityInfo    Severity = "info"
 )
 
-// Code is a finding's stable identifier.
-type Code string
+// Code is a finding's stable identifier, the shared finding code.
+type Code = finding.Code
 
 // Finding codes. They are part of the report schema: never rename one.
 const (
@@ -65,6 +67,45 @@ type Finding struct {
 	Measurement string   `json:"measurement"` // what was measured
 	Expected    string   `json:"expected"`    // what the intent expected
 	Message     string   `json:"message"`
+}
+
+// Finding maps the severity onto the shared scale (the same words).
+func (s Severity) Finding() finding.Severity {
+	switch s {
+	case SeverityError:
+		return finding.Error
+	case SeverityWarning:
+		return finding.Warning
+	case SeverityInfo:
+		return finding.Info
+	}
+	return 0
+}
+
+// AsFinding is the finding in the shared shape (source probe): the pair
+// and direction are the subject and Where is the pair; what was measured
+// and expected, the packet kind and the hurt flows are evidence.
+func (f Finding) AsFinding() finding.Finding {
+	out := finding.Finding{Source: finding.SourceProbe, Code: f.Code, Severity: f.Severity.Finding(),
+		Subject: finding.Subject{Pair: f.Pair, Direction: f.Direction}, Message: f.Message, Where: f.Pair}
+	text := func(name, v string) {
+		if v != "" {
+			out.Evidence = append(out.Evidence, finding.Evidence{Name: name, Text: v})
+		}
+	}
+	text("measured", f.Measurement)
+	text("expected", f.Expected)
+	text("packetKind", string(f.PacketKind))
+	if len(f.Flows) > 0 {
+		ports := make([]string, len(f.Flows))
+		for i, p := range f.Flows {
+			ports[i] = fmt.Sprint(p)
+		}
+		text("flows", strings.Join(ports, ","))
+		out.Evidence = append(out.Evidence, finding.Evidence{Name: "flowsHurt", Value: float64(len(f.Flows)), Unit: "flows"},
+			finding.Evidence{Name: "flowsTotal", Value: float64(f.FlowsTotal), Unit: "flows"})
+	}
+	return out
 }
 
 // Evaluate turns one pair's measurements and the policy into findings. It

@@ -52,8 +52,10 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 	k := key{CodePFCStorm, r.dev, r.port, int8(p)}
 	frac, how, fok := d.pausedFraction(r, p, dl)
 	storms, wok := dl.p(p, WatchdogStorms)
-	if fok && frac >= d.cfg.Propagation.ClearFraction {
-		d.edges = append(d.edges, pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap})
+	if ek := (edgeKey{r, int8(p)}); fok && frac >= d.cfg.Propagation.ClearFraction {
+		d.paused[ek] = pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap}
+	} else if fok && len(d.paused) > 0 { // a pause counter unknown this interval (a glitch) is no end of the pause
+		delete(d.paused, ek)
 	}
 	if !fok && !wok {
 		return
@@ -61,6 +63,17 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 	c := d.cfg.Storm
 	paused := fok && (frac >= c.PausedFraction || (frac >= c.ClearFraction && d.active(r, k)))
 	tripped := wok && storms > 0
+	// A watchdog counter that moved faster than it can count (40 trips in
+	// 20 ms: a torn read, a counter re-based by a supervisor failover or a
+	// reload) says nothing by itself, and a glitch must not page: it is a
+	// new baseline. It is a storm when the queue's own pause counters
+	// show it held paused at least ClearFraction of the same interval,
+	// and then counts as one trip, the least the watchdog did.
+	jump := dl.wdJump[p]
+	corroborated := jump > 0 && fok && frac >= c.ClearFraction
+	if corroborated && !tripped {
+		tripped, wok, storms = true, true, 1
+	}
 	if !paused && !tripped {
 		d.quiet(r, k, dl.to)
 		return
@@ -68,6 +81,9 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 	frames, _ := dl.p(p, PauseRx)
 	var what string
 	switch {
+	case corroborated:
+		what = fmt.Sprintf("its PFC watchdog counter jumped by %s in %s, more than a watchdog can count, while the queue was paused %s of the time (%s): "+
+			"taken as at least one storm", count(jump), dl.elapsed.Round(time.Millisecond), pct(frac), how.phrase(frames, dl.elapsed))
 	case tripped && paused:
 		what = fmt.Sprintf("the PFC watchdog detected %s storm(s) and the queue was paused %s of the last %s (%s)",
 			count(storms), pct(frac), secs(dl.elapsed), how.phrase(frames, dl.elapsed))
@@ -85,6 +101,9 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 	}
 	if wok {
 		ev = append(ev, Evidence{"watchdog_storms", float64(storms), "storms"})
+	}
+	if corroborated {
+		ev = append(ev, Evidence{"watchdog_counter_jump", float64(jump), "storms"})
 	}
 	d.hit(observation{key: k, sev: SeverityError, dl: dl, immediate: tripped,
 		msg: fmt.Sprintf("%s priority %d is storming: %s; %s keeps pausing it (threshold %s paused for %s)",

@@ -16,7 +16,11 @@ type Detector struct {
 	findings map[key]*entry
 	dl       deltas      // scratch for the port being read
 	edges    []pauseEdge // this round's paused ports, for pause_propagation
-	rated    bool        // some switch gave rates this round
+	// paused holds each port's latest paused interval until the port is
+	// read again, so a device whose sample missed this round still shows
+	// its pause (devices are not read in lockstep).
+	paused map[edgeKey]pauseEdge
+	rated  bool // some switch gave rates this round
 }
 
 type devState struct {
@@ -54,10 +58,13 @@ type portState struct {
 
 // deltas are one port's counter increases over one interval.
 type deltas struct {
-	prioOK   [NumPriorities]PrioSet
-	prio     [NumPriorities][NumPrioMetrics]uint64
-	portOK   PortSet
-	port     [NumPortMetrics]uint64
+	prioOK [NumPriorities]PrioSet
+	prio   [NumPriorities][NumPrioMetrics]uint64
+	portOK PortSet
+	port   [NumPortMetrics]uint64
+	// wdJump is how far a priority's watchdog counter moved when it moved
+	// faster than it can count (Implausible, so not in prio); 0 otherwise.
+	wdJump   [NumPriorities]uint64
 	from, to time.Time
 	elapsed  time.Duration
 	gap      bool
@@ -117,7 +124,7 @@ func New(t *Topology, cfg Config) (*Detector, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Detector{topo: t, cfg: cfg, devs: make([]devState, len(t.devs)), findings: map[key]*entry{}}
+	d := &Detector{topo: t, cfg: cfg, devs: make([]devState, len(t.devs)), findings: map[key]*entry{}, paused: map[edgeKey]pauseEdge{}}
 	for i := range t.devs {
 		dev, ds := &t.devs[i], &d.devs[i]
 		ds.ports = make([]portState, len(dev.ports))
@@ -152,6 +159,7 @@ func (d *Detector) Observe(readings []Reading) Report {
 		}
 	}
 	d.checkAcrossCables()
+	d.pausedEdges(latest)
 	d.checkPropagation(latest)
 	d.finish(&rep)
 	return rep
@@ -234,7 +242,7 @@ func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *Re
 	}
 	for p := range NumPriorities {
 		cur := &pc.Prio[p]
-		dl.prioOK[p] = 0
+		dl.prioOK[p], dl.wdJump[p] = 0, 0
 		for b := uint16(cur.Has & ps.prioHas[p]); b != 0; b &= b - 1 {
 			m := bits.TrailingZeros16(b)
 			w := Width64
@@ -245,6 +253,11 @@ func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *Re
 			if s.Valid() {
 				dl.prioOK[p] |= 1 << m
 				dl.prio[p][m] = s.Delta
+			} else if s.Change == Implausible && PrioMetric(m) == WatchdogStorms {
+				dl.wdJump[p] = cur.V[m] // gone back (a reset): the value since
+				if cur.V[m] >= ps.prio[p][m] {
+					dl.wdJump[p] = cur.V[m] - ps.prio[p][m]
+				}
 			}
 			tally(rs, s.Change)
 		}

@@ -711,3 +711,127 @@ func TestCountersResetAndWrapMidStorm(t *testing.T) {
 		t.Fatalf("raised %q", log)
 	}
 }
+
+// TestWatchdogCounterJump: a PFC watchdog counter that moves faster than
+// a watchdog can count is a counter glitch, not 40 storms, unless the
+// queue's pause counters show it held paused in the same interval; a
+// reset is not a storm, the trips counted after it are.
+func TestWatchdogCounterJump(t *testing.T) {
+	type step struct {
+		dt     time.Duration
+		storms uint64  // watchdog counter growth
+		set    bool    // the counter goes back to storms (a reset)
+		paused float64 // share of dt the queue was paused
+	}
+	for _, tc := range []struct {
+		name        string
+		steps       []step
+		raisedAt    int // round, 0 none
+		implausible int // round whose reading must count it
+		evidence    map[string]float64
+		msg         []string
+	}{
+		{name: "40 in 20 ms on a quiet queue is a glitch",
+			steps:       []step{{dt: 20 * time.Millisecond, storms: 40, paused: 0.01}, {dt: el, paused: 0.01}, {dt: el, paused: 0.3}},
+			implausible: 1},
+		{name: "a glitch does not hide a real trip after it",
+			steps:       []step{{dt: 20 * time.Millisecond, storms: 40, paused: 0.01}, {dt: el, paused: 0.01}, {dt: el, storms: 1, paused: 0.3}},
+			implausible: 1, raisedAt: 3, evidence: map[string]float64{"watchdog_storms": 1}},
+		{name: "40 in 20 ms on a held queue is a storm",
+			steps:       []step{{dt: el, paused: 0.01}, {dt: 20 * time.Millisecond, storms: 40, paused: 0.9}},
+			implausible: 2, raisedAt: 2,
+			evidence: map[string]float64{"watchdog_storms": 1, "watchdog_counter_jump": 40, "paused_fraction": 0.9},
+			msg:      []string{"jumped by 40 in 20ms", "more than a watchdog can count", "paused 90%", "at least one storm"}},
+		{name: "pause under the storm's clear share does not vouch for a jump",
+			steps:       []step{{dt: 20 * time.Millisecond, storms: 40, paused: 0.45}},
+			implausible: 1},
+		{name: "a reset to zero is not a storm",
+			steps: []step{{dt: el, storms: 7}, {dt: el, set: true, storms: 0, paused: 0.01}, {dt: el, paused: 0.01}},
+			// 7 plausible trips in the first interval raise at once.
+			raisedAt: 1, evidence: map[string]float64{"watchdog_storms": 7}},
+		{name: "trips counted since a reset are storms",
+			steps:    []step{{dt: el, set: true, storms: 0}, {dt: el, set: true, storms: 2, paused: 0.2}},
+			raisedAt: 2, evidence: map[string]float64{"watchdog_storms": 2}},
+		{name: "a reset to a value it cannot have counted since is a glitch",
+			steps:       []step{{dt: el, paused: 0.01}, {dt: 20 * time.Millisecond, set: true, storms: 300, paused: 0.01}, {dt: el, paused: 0.01}},
+			implausible: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			topo := unitTopology(t)
+			s := newSim(t, topo)
+			s.reports(allPrio, allPort, append(slices.Clone(sws), hosts...)...)
+			s.port("leaf2", "Ethernet1").Prio[3].V[WatchdogStorms] = 1_000_000 // a switch up for years
+			det, err := New(topo, DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			det.Observe(s.round(0))
+			raised := 0
+			var f Finding
+			for i, st := range tc.steps {
+				r := i + 1
+				pc := s.port("leaf2", "Ethernet1")
+				if st.set {
+					pc.Prio[3].V[WatchdogStorms] = st.storms
+				} else {
+					s.add("leaf2", "Ethernet1", 3, WatchdogStorms, st.storms)
+				}
+				s.pause("leaf2", "Ethernet1", 3, st.paused, st.dt)
+				rep := det.Observe(s.round(st.dt))
+				for _, x := range rep.Raised {
+					if raised != 0 || x.Code != CodePFCStorm || x.Subject != (Subject{Device: "leaf2", Port: "Ethernet1", Priority: 3}) {
+						t.Fatalf("round %d raised %s (already at %d)", r, x, raised)
+					}
+					raised, f = r, x
+				}
+				for _, rs := range rep.Readings {
+					if rs.Device == "leaf2" && (rs.Implausible > 0) != (r == tc.implausible) {
+						t.Errorf("round %d: leaf2 reading %+v, implausible expected in round %d", r, rs, tc.implausible)
+					}
+				}
+			}
+			if raised != tc.raisedAt {
+				t.Fatalf("raised in round %d, want %d", raised, tc.raisedAt)
+			}
+			for name, v := range tc.evidence {
+				wantEvidence(t, f, name, v)
+			}
+			wantIn(t, f, tc.msg...)
+		})
+	}
+}
+
+// TestSpreadAcrossDevicesReadOutOfStep: devices are not read in
+// lockstep, so a round may lack a hop's device; its last pause is carried
+// for up to an interval and a half, and a spread held that long is still
+// one spread. A device unread for longer is not known to be paused.
+func TestSpreadAcrossDevicesReadOutOfStep(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		skip     func(r int) bool // spine1 unread in round r
+		raisedAt int
+	}{
+		{"every device every round", func(int) bool { return false }, 3},
+		{"spine1 misses every other round", func(r int) bool { return r%2 == 0 }, 3},
+		// Read once, then not again: its pause is carried one round, then
+		// forgotten, so the spread never holds for 30 s.
+		{"spine1 read once", func(r int) bool { return r >= 2 }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := run(t, scenario{rounds: 9, step: func(s *sim, r int) {
+				s.pause("leaf2", "Ethernet1", 3, 0.5, el)  // gpu3 pauses leaf2
+				s.pause("spine1", "Ethernet2", 3, 0.4, el) // leaf2 pauses spine1
+				if tc.skip(r) {
+					s.dev("spine1").skip = true
+				}
+			}}, DefaultConfig())
+			r, _ := h.raisedAt(CodePausePropagation, "gpu3 priority 3")
+			if r != tc.raisedAt {
+				t.Fatalf("raised in round %d, want %d; all %q", r, tc.raisedAt, h.codes())
+			}
+			if tc.raisedAt != 0 {
+				wantOnly(t, h, "pause_propagation gpu3 priority 3")
+			}
+		})
+	}
+}

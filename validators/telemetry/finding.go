@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 )
 
-// Code is a finding's stable identifier. Codes are part of the report
-// schema: never rename one.
-type Code string
+// Code is a finding's stable identifier, the shared finding code. Codes
+// are part of the report schema: never rename one.
+type Code = finding.Code
 
 // Finding codes.
 const (
@@ -132,6 +133,40 @@ type Finding struct {
 	Cleared   time.Time `json:"cleared,omitzero"`
 	// Rounds is how many sample rounds showed the condition.
 	Rounds int `json:"rounds"`
+}
+
+// Finding maps the severity onto the shared scale (the same words).
+func (s Severity) Finding() finding.Severity {
+	if s == SeverityError {
+		return finding.Error
+	}
+	return finding.Warning
+}
+
+// Finding is the subject in the shared shape.
+func (s Subject) Finding() finding.Subject {
+	out := finding.Subject{Device: s.Device, Port: s.Port}
+	if s.Priority != NoPriority {
+		out.Priority = finding.Prio(s.Priority)
+	}
+	return out
+}
+
+// AsFinding is the finding in the shared shape (source telemetry): the
+// evidence numbers carry over, the related ports become evidence texts.
+func (f Finding) AsFinding() finding.Finding {
+	out := finding.Finding{Source: finding.SourceTelemetry, Code: f.Code, Severity: f.Severity.Finding(),
+		Subject: f.Subject.Finding(), Message: f.Message, FirstSeen: f.FirstSeen, LastSeen: f.LastSeen}
+	if f.Where.Line > 0 {
+		out.Where = f.Where.String()
+	}
+	for _, e := range f.Evidence {
+		out.Evidence = append(out.Evidence, finding.Evidence{Name: e.Name, Value: e.Value, Unit: e.Unit})
+	}
+	for _, r := range f.Related {
+		out.Evidence = append(out.Evidence, finding.Evidence{Name: "related", Text: r.String()})
+	}
+	return out
 }
 
 func (f Finding) String() string {

@@ -17,6 +17,38 @@ type pauseEdge struct {
 	gap      bool
 }
 
+type edgeKey struct {
+	r    ref
+	prio int8
+}
+
+// pausedEdges are this round's paused ports: those read paused this
+// round, and those read paused last time whose device has not been read
+// since, for up to an interval and a half (a sample that arrived just
+// after the round). Longer, they are forgotten: a device not read is not
+// known to be paused. Sorted, so a round's findings do not depend on map
+// order.
+func (d *Detector) pausedEdges(now time.Time) {
+	carry := d.cfg.Interval + d.cfg.Interval/2
+	for k, e := range d.paused {
+		if now.Sub(e.to) > carry {
+			delete(d.paused, k)
+			continue
+		}
+		d.edges = append(d.edges, e)
+	}
+	sort.Slice(d.edges, func(i, j int) bool {
+		a, b := d.edges[i], d.edges[j]
+		if a.r.dev != b.r.dev {
+			return a.r.dev < b.r.dev
+		}
+		if a.r.port != b.r.port {
+			return a.r.port < b.r.port
+		}
+		return a.prio < b.prio
+	})
+}
+
 // checkPropagation follows pause upstream, hop by hop: a paused port's
 // neighbour (by the cabling) is pausing it; if that neighbour is itself
 // paused on some port, the pause came from further on. A device that

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/devcfg"
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/validators/telemetry"
 )
 
@@ -134,14 +135,11 @@ type Device struct {
 	Conflicts []devcfg.Conflict `json:"conflicts,omitempty"`
 }
 
-// Finding is one validation diagnostic or probe finding.
-type Finding struct {
-	Code     string `json:"code"`
-	Severity string `json:"severity"`
-	// Where is file:line:col and field for intent, the pair for the probe.
-	Where   string `json:"where,omitempty"`
-	Message string `json:"message"`
-}
+// Finding is one validation diagnostic, probe or mesh finding: the shared
+// finding shape, so runs, the API, webhooks, the status page and metrics
+// read every source alike. Where is file:line:col and field for intent,
+// the pair for the probe.
+type Finding = finding.Finding
 
 // ProbePair is one probed pair.
 type ProbePair struct {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/rocefab/rocefab/finding"
 )
 
 // Schema versions the generic JSON body.
@@ -46,14 +48,10 @@ const (
 	SeverityInfo     = "info"
 )
 
+// severityRank orders the words on the shared finding scale.
 func severityRank(s string) int {
-	switch s {
-	case SeverityCritical:
-		return 2
-	case SeverityWarning:
-		return 1
-	}
-	return 0
+	v, _ := finding.ParseSeverity(s)
+	return int(v)
 }
 
 // Event is one run's compliance changes.
@@ -98,6 +96,30 @@ type FindingChange struct {
 	LastSeen  time.Time `json:"lastSeen"`
 	// ProbeRuns are the probe runs that ran while the finding was seen.
 	ProbeRuns []string `json:"probeRuns,omitempty"`
+}
+
+// Severity is the webhook's word for a finding's severity: an error
+// breaks the lossless class, so it pages as critical.
+func Severity(s finding.Severity) string {
+	switch {
+	case s >= finding.Error:
+		return SeverityCritical
+	case s == finding.Warning:
+		return SeverityWarning
+	}
+	return SeverityInfo
+}
+
+// NewFindingChange is the change for f, of any source, raised or cleared;
+// a cleared finding is info.
+func NewFindingChange(event string, f finding.Finding) FindingChange {
+	fc := FindingChange{Event: event, Code: string(f.Code), Severity: Severity(f.Severity), Device: f.Subject.Device,
+		Port: f.Subject.Port, Priority: f.Subject.Priority, Message: f.Message, Where: f.Where,
+		FirstSeen: f.FirstSeen, LastSeen: f.LastSeen}
+	if event == FindingCleared {
+		fc.Severity = SeverityInfo
+	}
+	return fc
 }
 
 func (f FindingChange) subject() string {

@@ -44,11 +44,12 @@ func Summarise(rep *probe.Report) daemon.ProbeSummary {
 			LossPercent: loss, RTTMeanMicros: m.RTT.Mean, RTTP99Micros: m.RTT.P99})
 	}
 	for _, f := range rep.Findings {
-		msg := f.Message
+		hf := f.AsFinding()
+		// The run's one line keeps what was measured and expected in words.
 		if f.Measurement != "" || f.Expected != "" {
-			msg = fmt.Sprintf("%s (measured %s, expected %s)", f.Message, f.Measurement, f.Expected)
+			hf.Message = fmt.Sprintf("%s (measured %s, expected %s)", f.Message, f.Measurement, f.Expected)
 		}
-		s.Findings = append(s.Findings, history.Finding{Code: string(f.Code), Severity: string(f.Severity), Where: f.Pair, Message: msg})
+		s.Findings = append(s.Findings, hf)
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/agent/daemon"
+	"github.com/rocefab/rocefab/finding"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/probe"
 )
@@ -67,7 +68,7 @@ func TestRunnerSummarises(t *testing.T) {
 	}
 	loss := false
 	for _, f := range sum.Findings {
-		if f.Code == string(probe.CodeLoss) && f.Where == "gpu01 -> gpu03" && f.Severity == "error" && strings.Contains(f.Message, "expected") {
+		if f.Code == probe.CodeLoss && f.Where == "gpu01 -> gpu03" && f.Severity == finding.Error && strings.Contains(f.Message, "expected") {
 			loss = true
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/renderers/all"
+	"github.com/rocefab/rocefab/validators/doctor/counters"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 
@@ -277,6 +278,9 @@ func startSwitch(spec Spec) (*Switch, func(), error) {
 		opt := gnmisim.Options{Name: spec.Name, Username: Username, Password: password, CommitConfirmed: true}
 		if spec.Platform == "sonic" {
 			opt.Personality = gnmisim.SONiC
+		}
+		if spec.Platform == "openconfig" { // the queues rocefab configures there, as after an apply
+			opt.Counters.QueueName = func(q int) string { return counters.OpenConfigQueuePrefix + strconv.Itoa(q) }
 		}
 		t, err := gnmisim.Start(opt)
 		if err != nil {

@@ -64,14 +64,53 @@ type counters struct {
 	opt   CounterOptions
 	start time.Time
 	base  map[counterKey]uint64
+	// rates are per-counter growth set by Rate, each since its moment.
+	rates map[counterKey]rate
 }
 
+type rate struct {
+	perSec float64
+	since  time.Time
+}
+
+// value wraps at 2^64 as the device's 64-bit counters do.
 func (c *counters) value(k counterKey, now time.Time) uint64 {
 	v := c.base[k]
 	if c.opt.Tick > 0 {
 		v += uint64(now.Sub(c.start)/c.opt.Tick) * c.opt.PerTick[k.c]
 	}
+	if r, ok := c.rates[k]; ok && now.After(r.since) {
+		v += uint64(r.perSec * now.Sub(r.since).Seconds())
+	}
 	return v
+}
+
+// fold moves what a counter's rate has added into its base, so the rate
+// can change (or the counter be set) from now on without a step.
+func (c *counters) fold(k counterKey, now time.Time) {
+	r, ok := c.rates[k]
+	if !ok {
+		return
+	}
+	if now.After(r.since) {
+		c.base[k] += uint64(r.perSec * now.Sub(r.since).Seconds())
+	}
+	r.since = now
+	c.rates[k] = r
+}
+
+func (c *counters) setRate(k counterKey, perSec float64, now time.Time) {
+	c.fold(k, now)
+	if perSec <= 0 {
+		delete(c.rates, k)
+		return
+	}
+	c.rates[k] = rate{perSec: perSec, since: now}
+}
+
+func (c *counters) set(k counterKey, v uint64, now time.Time) {
+	c.fold(k, now)
+	c.base[k] += v - c.value(k, now) // modulo 2^64, as the counter
 }
 
 // leaves returns every OpenConfig counter as a leaf path → uint64: the
@@ -108,8 +147,8 @@ func (c *counters) leaves(ports []string, now time.Time) map[string]uint64 {
 // and its tests' testdata): per port, the port's SAI fields
 // (SAI_PORT_STAT_PFC_N_RX_PKTS, _TX_PKTS), its queues keyed "port:N"
 // (SAI_QUEUE_STAT_PACKETS, SAI_QUEUE_STAT_DROPPED_PACKETS,
-// SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS; every queue of the port is
-// listed, the unused ones empty) and the PFC watchdog's view of its
+// SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS; every queue of the port, as
+// queue counter polling fills them) and the PFC watchdog's view of its
 // lossless queues keyed the same way. Values are strings, as Redis holds
 // them.
 type countersDBPort struct {
@@ -136,14 +175,15 @@ func (c *counters) countersDB(ports []string, now time.Time) map[string]counters
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_TX_PKTS"] = u(c.value(counterKey{port, prio, PFCTx}, now))
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_RX_PAUSE_DURATION_US"] = u(c.value(counterKey{port, prio, PFCRxMicros}, now))
 			p.fields["SAI_PORT_STAT_PFC_"+n+"_TX_PAUSE_DURATION_US"] = u(c.value(counterKey{port, prio, PFCTxMicros}, now))
-			if !lossless[prio] {
-				p.queues[key] = map[string]string{}
-				continue
-			}
+			// Queue counter polling covers every queue (the CNP queue's
+			// drops included); the watchdog only the lossless ones.
 			p.queues[key] = map[string]string{
 				"SAI_QUEUE_STAT_PACKETS":                 u(c.value(counterKey{port, prio, QueueTxPackets}, now)),
 				"SAI_QUEUE_STAT_DROPPED_PACKETS":         u(c.value(counterKey{port, prio, QueueDrops}, now)),
 				"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": u(c.value(counterKey{port, prio, ECNMarked}, now)),
+			}
+			if !lossless[prio] {
+				continue
 			}
 			p.pfcwd[key] = map[string]string{
 				"PFC_WD_STATUS":                        "operational",

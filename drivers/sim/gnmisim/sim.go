@@ -196,7 +196,7 @@ func Start(opt Options) (*Target, error) {
 		opt:      opt,
 		log:      opt.Logger.Named("gnmisim").With(zap.String("device", opt.Name)),
 		tree:     tree{},
-		counters: counters{opt: opt.Counters, start: time.Now(), base: map[counterKey]uint64{}},
+		counters: counters{opt: opt.Counters, start: time.Now(), base: map[counterKey]uint64{}, rates: map[counterKey]rate{}},
 	}
 	if opt.YANGDir != "" {
 		s, err := loadSchema(opt.YANGDir)
@@ -385,6 +385,24 @@ func (t *Target) Jump(port string, prio int, c Counter, n uint64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.counters.base[counterKey{port, prio, c}] += n
+}
+
+// Rate makes a counter of a port and priority grow by perSec a second
+// from now on, on top of Tick and Jump (0 stops it): a queue paused
+// 600,000 µs a second is paused 60 % of the time, as long as it lasts.
+func (t *Target) Rate(port string, prio int, c Counter, perSec float64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counters.setRate(counterKey{port, prio, c}, perSec, time.Now())
+}
+
+// SetCounter puts a counter of a port and priority at v from now on, its
+// rate (if any) going on from there: 0 is a counter cleared or a reboot,
+// a value near 2^64 one about to wrap. Ticks go on from v.
+func (t *Target) SetCounter(port string, prio int, c Counter, v uint64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.counters.set(counterKey{port, prio, c}, v, time.Now())
 }
 
 // Counters returns every counter leaf → value, as Get would serve them.

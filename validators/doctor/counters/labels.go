@@ -133,8 +133,11 @@ func KindOf(counter string) Kind {
 
 // ethtoolKeep selects the NIC statistics worth a snapshot: per-priority
 // pause, discards (buffer and congestion drops included), ECN marks and
-// traffic, link pause, PHY errors and pause storms.
+// traffic, the RDMA share of the traffic (the RoCE-on-the-wrong-queue
+// detector compares it with the per-priority packets), link pause, PHY
+// errors and pause storms.
 var ethtoolKeep = regexp.MustCompile(`^(rx|tx)_prio\d_(pause|pause_duration|pause_transition|discards|bytes|packets)$|` +
+	`^(rx|tx)_vport_rdma_unicast_(packets|bytes)$|` +
 	`^rx_prio\d_(buf_discard|cong_discard|marked)$|^rx_ecn_mark$|` +
 	`^(rx|tx)_pause_ctrl_phy$|^(rx|tx)_discards_phy$|^rx_out_of_buffer$|^tx_pause_storm_(warning|error)_events$|` +
 	`^rx_(crc_errors|symbol_err)_phy$`)

@@ -1,4 +1,4 @@
-package ssh
+package sonic
 
 import (
 	"encoding/json"

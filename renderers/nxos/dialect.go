@@ -1,0 +1,281 @@
+package nxos
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocefab/rocefab/devcfg"
+)
+
+// Dialect pushes NX-OS over SSH: a checkpoint as restore point and lock,
+// the lines in configuration mode, and NX-OS's commit timer for a confirm
+// window.
+var Dialect = &devcfg.Dialect{
+	Errors:     []string{"% Invalid", "ERROR:", "% Incomplete", "% Ambiguous"},
+	RejectMark: "% ", // NX-OS marks every refusal so
+	Lines:      true,
+	Push:       push,
+	Cleanup:    cleanup,
+}
+
+// checkpoint is the checkpoint every NX-OS push takes first. It is
+// the restore point and the device-side lock in one: Cisco's Nexus 9000
+// System Management Configuration Guide (Configuring the Rollback
+// Feature) says "Checkpoint names must be unique. You cannot overwrite
+// previously saved checkpoints with the same name", so creating it fails
+// while another run holds it, and its description (up to 80 characters)
+// names that run in `show checkpoint summary`. NX-OS keeps at most ten
+// checkpoints, so every push removes its own again.
+const checkpoint = "rocefab"
+
+// NX-OS's commit timer for `configure replace ... commit-timeout`: "The
+// timer value range is between 30-3600 seconds" (Cisco NX-OS
+// Configuration Replace and Commit-timeout).
+const (
+	minCommitTimeout = 30
+	maxCommitTimeout = 3600
+)
+
+// push takes the checkpoint, types the lines in configuration mode and
+// rolls back to the checkpoint if any line fails or the session drops.
+// NX-OS applies each line as it is typed, so a rocefab killed in the
+// middle leaves the checkpoint (and the run's record) behind, and the
+// next run on the device restores or finishes the change.
+//
+// A confirm window uses NX-OS's own rollback timer: the checkpoint
+// rollback feature cannot expire by itself, but `configure replace FILE
+// commit-timeout SECONDS` "enables you to rollback to the previous
+// configuration after successfully performing the configuration replace
+// operation. If the commit timer expires, the rollback operation is
+// automatically initiated" (Cisco NX-OS System Management Configuration
+// Guide, Performing Configuration Replace). The replace needs "a valid
+// running configuration that has been received with the Cisco NX-OS
+// device", so the new configuration is saved with `copy running-config`,
+// the device is rolled back to the checkpoint, and the file is replaced
+// in with the timer: a rocefab that dies during the window still leaves
+// the device rolled back. `configure replace commit` confirms. The change
+// is thus applied twice; windows beyond NX-OS's 3600 s fall back to a
+// rocefab-side timer.
+func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle, error) {
+	if err := lock(ctx, s, c); err != nil {
+		return nil, err
+	}
+	restore := func(ctx context.Context) error { return restoreCheckpoint(ctx, s) }
+	release := func(ctx context.Context) error {
+		return s.CleanupSend(ctx, "confirm", "no checkpoint "+checkpoint, "does not exist")
+	}
+	if err := s.CheckExpect(ctx, s.ShowRunning()); err != nil {
+		cctx, cancel := s.CleanupContext(ctx)
+		defer cancel()
+		if err := release(cctx); err != nil {
+			s.Log().Warn("change committed, but its checkpoint could not be removed", zap.String("change", c.ID), zap.Error(err))
+		}
+		return nil, err
+	}
+	if err := s.Configure(ctx, "configure terminal", c.Patch.Lines, "end", "end"); err != nil {
+		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint)
+	}
+	window := c.Window
+	if window == 0 {
+		// The checkpoint stays until the caller read the device back.
+		return &devcfg.Settle{Kind: devcfg.SettleHeld, Rollback: restore, Discard: release}, nil
+	}
+	secs := max(devcfg.CeilUnits(window, time.Second), minCommitTimeout)
+	if secs > maxCommitTimeout {
+		s.Log().Warn("NX-OS's commit timer allows at most 3600 s: this confirm window runs on a rocefab-side timer, which a dying rocefab cannot honour",
+			zap.String("change", c.ID), zap.Duration("window", window))
+		return &devcfg.Settle{Kind: devcfg.SettleLocal, Window: window, Rollback: restore, Discard: release}, nil
+	}
+	return armTimer(ctx, s, c, secs, restore)
+}
+
+// armTimer moves the just-applied change under NX-OS's commit timer.
+func armTimer(ctx context.Context, s devcfg.Session, c devcfg.Push, secs int64, restoreCheckpoint func(context.Context) error) (*devcfg.Settle, error) {
+	file := c.ID + ".cfg"
+	restore := func(ctx context.Context) error {
+		err := restoreCheckpoint(ctx)
+		if err == nil {
+			s.SendQuiet(ctx, "rollback", "delete bootflash:"+file+" no-prompt")
+		}
+		return err
+	}
+	if _, err := s.Send(ctx, "push", "copy running-config bootflash:"+file); err != nil {
+		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint)
+	}
+	if _, err := s.Send(ctx, "push", "rollback running-config checkpoint "+checkpoint); err != nil {
+		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint)
+	}
+	pending := &devcfg.Settle{
+		Kind:      devcfg.SettleDevice,
+		Deadline:  time.Now().Add(time.Duration(secs) * time.Second),
+		Confirm:   func(ctx context.Context) error { return confirm(ctx, s, file) },
+		Rollback:  func(ctx context.Context) error { return rollback(ctx, s, file) },
+		Leftovers: func(ctx context.Context) { discard(ctx, s, file) },
+	}
+	replace := fmt.Sprintf("configure replace bootflash:%s commit-timeout %d", file, secs)
+	if _, err := s.Commit(ctx, "commit", replace); err != nil {
+		if s.Is(err, devcfg.FailCommitUnknown) {
+			return pending, err
+		}
+		// A failed replace restores the original configuration by itself.
+		cctx, cancel := s.CleanupContext(ctx)
+		defer cancel()
+		discard(cctx, s, file)
+		return nil, err
+	}
+	s.Log().Info("change under NX-OS's commit timer; the device rolls it back unless confirmed", zap.String("change", c.ID), zap.Int64("seconds", secs))
+	return pending, nil
+}
+
+// confirm stops the commit timer and removes the checkpoint and file.
+func confirm(ctx context.Context, s devcfg.Session, file string) error {
+	if err := s.Ensure(ctx); err != nil {
+		return err
+	}
+	if _, err := s.Send(ctx, "confirm", "configure replace commit"); err != nil {
+		return s.CommitUnknown(err)
+	}
+	discard(ctx, s, file)
+	return nil
+}
+
+// rollback restores the checkpoint before stopping the timer, so a
+// rocefab dying in between still leaves the timer to roll back.
+func rollback(ctx context.Context, s devcfg.Session, file string) error {
+	if err := s.Ensure(ctx); err != nil {
+		return err
+	}
+	if _, err := s.Send(ctx, "rollback", "rollback running-config checkpoint "+checkpoint); err != nil {
+		return err
+	}
+	s.SendQuiet(ctx, "rollback", "configure replace commit")
+	discard(ctx, s, file)
+	return nil
+}
+
+// discard removes the checkpoint and the replace file; what is left is
+// only logged, the next run removes it.
+func discard(ctx context.Context, s devcfg.Session, file string) {
+	for _, l := range []string{"delete bootflash:" + file + " no-prompt", "no checkpoint " + checkpoint} {
+		if err := s.CleanupSend(ctx, "confirm", l, "No such file", "does not exist"); err != nil {
+			s.Log().Warn("could not remove what the change left; the next run removes it", zap.String("line", l), zap.Error(err))
+		}
+	}
+}
+
+// lock creates the checkpoint or fails with a lock error naming the run
+// holding it. A checkpoint left more than devcfg.StaleAfter ago by a run
+// whose commit timer no longer runs is the leftover of a dead runner: it
+// is removed and taken over.
+func lock(ctx context.Context, s devcfg.Session, c devcfg.Push) error {
+	desc := c.Holder
+	if len(desc) > 80 {
+		desc = desc[:80]
+	}
+	take := "checkpoint " + checkpoint + " description " + desc
+	out, err := s.Send(ctx, "lock", take)
+	if err == nil || !s.Is(err, devcfg.FailRejected) {
+		return err
+	}
+	if !strings.Contains(s.Message(out), "already in use") {
+		return err
+	}
+	holder := holderOf(ctx, s)
+	if c.Run != "" && strings.Contains(holder, "run "+c.Run+" ") {
+		// This run's own earlier push kept it (a restore after a failed
+		// read-back): it holds the state from before the run, which is
+		// where a failed restore must go back to as well.
+		return nil
+	}
+	if devcfg.StaleID(holder, time.Now()) && !replacePending(ctx, s) {
+		s.Log().Warn("removing a stale rocefab checkpoint left by a runner that died", zap.String("holder", holder))
+		s.SendQuiet(ctx, "lock", "no checkpoint "+checkpoint)
+		if _, err := s.Send(ctx, "lock", take); err == nil {
+			return nil
+		}
+	}
+	return s.Locked(err, "checkpoint "+checkpoint+" is held by "+holder)
+}
+
+// holderOf reads the description of the lock checkpoint.
+func holderOf(ctx context.Context, s devcfg.Session) string {
+	out, err := s.Read(ctx, "lock", "show checkpoint summary")
+	if err != nil {
+		return "another run"
+	}
+	return checkpointDescription(out, checkpoint)
+}
+
+// checkpointDescription finds a checkpoint's "Description:" line in
+// `show checkpoint summary` ("N) NAME:" blocks).
+func checkpointDescription(out, name string) string {
+	in := false
+	for _, l := range strings.Split(out, "\n") {
+		t := strings.TrimSpace(l)
+		if _, rest, ok := strings.Cut(t, ") "); ok && strings.HasSuffix(rest, ":") {
+			in = strings.TrimSuffix(rest, ":") == name
+			continue
+		}
+		if d, ok := strings.CutPrefix(t, "Description:"); ok && in {
+			return strings.TrimSpace(d)
+		}
+	}
+	if in {
+		return "a checkpoint without description"
+	}
+	return "another run"
+}
+
+// replacePending reports whether a configure replace waits for commit.
+func replacePending(ctx context.Context, s devcfg.Session) bool {
+	out, err := s.Read(ctx, "lock", "show config-replace status")
+	return err == nil && strings.Contains(out, "running")
+}
+
+// restoreCheckpoint rolls the running configuration back to the checkpoint
+// and deletes it, on a fresh session if the old one dropped.
+func restoreCheckpoint(ctx context.Context, s devcfg.Session) error {
+	if err := s.Ensure(ctx); err != nil {
+		return err
+	}
+	if _, err := s.Send(ctx, "rollback", "rollback running-config checkpoint "+checkpoint); err != nil {
+		return err
+	}
+	return s.CleanupSend(ctx, "rollback", "no checkpoint "+checkpoint, "does not exist")
+}
+
+// cleanup removes the checkpoint and files of a run (its prefix names its
+// files). A configure replace still waiting for commit under that
+// checkpoint is the run's unconfirmed change: it is rolled back now, as
+// the timer would.
+func cleanup(ctx context.Context, s devcfg.Session, c devcfg.Cleanup) error {
+	var files []string
+	if out, err := s.Read(ctx, "cleanup", "dir bootflash:"); err == nil {
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[len(f)-1], c.Prefix) {
+				files = append(files, f[len(f)-1])
+			}
+		}
+	}
+	holder := holderOf(ctx, s)
+	if !strings.Contains(holder, "run "+c.Run+" ") {
+		for _, f := range files {
+			s.SendQuiet(ctx, "cleanup", "delete bootflash:"+f+" no-prompt")
+		}
+		return nil
+	}
+	if c.PendingConfirm || replacePending(ctx, s) {
+		if _, err := s.Send(ctx, "cleanup", "rollback running-config checkpoint "+checkpoint); err != nil {
+			return err
+		}
+		s.SendQuiet(ctx, "cleanup", "configure replace commit")
+	}
+	for _, f := range files {
+		s.SendQuiet(ctx, "cleanup", "delete bootflash:"+f+" no-prompt")
+	}
+	return s.CleanupSend(ctx, "cleanup", "no checkpoint "+checkpoint, "does not exist")
+}
