@@ -3,6 +3,7 @@ package intent
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -45,6 +46,75 @@ func Load(paths ...string) (*Fabric, Diagnostics) {
 // (RF017) before they are read or expanded any further.
 func LoadWith(lim Limits, paths ...string) (*Fabric, Diagnostics) {
 	lim = lim.withDefaults()
+	files, diags := selectInput(lim, paths)
+	if files == nil {
+		return nil, diags
+	}
+	budget := &portBudget{limit: int64(lim.Ports)}
+	var docs []*Document
+	var names []string
+	for i, p := range parseFiles(files, lim, budget) {
+		diags = append(diags, p.diags...)
+		docs = append(docs, p.docs...)
+		names = append(names, files[i].path)
+	}
+	fab := merge(names, docs, &diags)
+	checkDevices(fab, lim, &diags)
+	diags.Sort()
+	return fab, diags
+}
+
+// Bundle joins the files Load reads of paths, within lim, into one
+// multi-document YAML stream, for a host that reads the intent on
+// standard input. It lists and reads them as Load does (hidden folders
+// skipped, every file once, regular files only, links kept inside their
+// folder, the same size limits); it returns the files in stream order,
+// and an error wrapping ErrInput for anything Load would refuse to read.
+func Bundle(lim Limits, paths ...string) ([]byte, []string, error) {
+	lim = lim.withDefaults()
+	files, diags := selectInput(lim, paths)
+	if err := inputError(diags); err != nil {
+		return nil, nil, err
+	}
+	var out []byte
+	names := make([]string, 0, len(files))
+	for _, f := range files {
+		data, err := readInput(f, lim.FileBytes)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, "---\n"...)
+		out = append(out, data...)
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		names = append(names, f.path)
+	}
+	return out, names, nil
+}
+
+// inputError is the listing's errors as one error wrapping ErrInput (and
+// ErrLimit for a limit), nil when it has none.
+func inputError(diags Diagnostics) error {
+	var errs []error
+	for _, d := range diags {
+		if d.Severity != SeverityError {
+			continue
+		}
+		base := ErrInput
+		if d.Code == CodeLimit {
+			base = ErrLimit
+		}
+		errs = append(errs, fmt.Errorf("%w: %s", base, d.Message))
+	}
+	return errors.Join(errs...)
+}
+
+// selectInput lists the files Load reads of paths: every file once, the
+// refused ones as diagnostics, and none at all when there is nothing to
+// read or the files together are over the fabric limit. Load and Bundle
+// share it, so what a host is sent is what the loader would read.
+func selectInput(lim Limits, paths []string) ([]inputFile, Diagnostics) {
 	var diags Diagnostics
 	var files []inputFile
 	read := map[string]bool{}
@@ -87,18 +157,7 @@ func LoadWith(lim Limits, paths ...string) (*Fabric, Diagnostics) {
 			return nil, diags
 		}
 	}
-	budget := &portBudget{limit: int64(lim.Ports)}
-	var docs []*Document
-	var names []string
-	for i, p := range parseFiles(files, lim, budget) {
-		diags = append(diags, p.diags...)
-		docs = append(docs, p.docs...)
-		names = append(names, files[i].path)
-	}
-	fab := merge(names, docs, &diags)
-	checkDevices(fab, lim, &diags)
-	diags.Sort()
-	return fab, diags
+	return files, diags
 }
 
 // inputMessage drops ErrInput's own words from a message: the diagnostic's

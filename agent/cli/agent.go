@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/daemon"
 	"github.com/rocefab/rocefab/agent/daemon/history"
@@ -22,8 +21,6 @@ import (
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/earlier"
 	"github.com/rocefab/rocefab/internal/secret"
-	"github.com/rocefab/rocefab/validators/doctor/counters"
-	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/probe/mesh"
 )
 
@@ -216,7 +213,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		}
 		return out
 	}
-	eng := engine.New(a.renderers, a.drivers, a.newFleetHosts(nil, nil), engine.Options{
+	eng := engine.New(a.renderers, a.drivers, a.fleet().Hosts(nil, nil), engine.Options{
 		Insecure: a.flagOnly("insecure"), SSHAcceptNew: a.flagOnly("ssh-accept-new"),
 		Timeout: v.GetDuration("timeout"), Retries: v.GetInt("retries"), Parallelism: v.GetInt("parallelism"),
 		LastApplied: store.LastApplied(), Store: store,
@@ -224,7 +221,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 		Secrets: a.resolveSecret, Logger: a.log,
 	})
 	deps := daemon.Deps{Engine: eng, Renderers: a.renderers, Logger: a.log, Version: Version(),
-		Probe: probewire.Runner(&fabricProber{a: a}, v.GetInt("agent.probe.parallel"))}
+		Probe: probewire.FleetProbe(a.fleet(), v.GetInt("agent.probe.parallel"))}
 	plan := mesh.PlanConfig{FlowsPerLink: v.GetInt("agent.mesh.flows-per-link"), Interval: dur("mesh.spread"), HostPPS: v.GetInt("agent.mesh.host-pps")}
 	switch {
 	case plan.FlowsPerLink < 1:
@@ -236,7 +233,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 	case dur("mesh.hop-timeout") <= 0:
 		return cfg, deps, usageErr("--mesh-hop-timeout %s: use a positive duration", dur("mesh.hop-timeout"))
 	}
-	deps.Mesh = probewire.MeshRunner(&meshRunner{a: a}, mesh.Options{Plan: plan, HopTimeout: dur("mesh.hop-timeout")})
+	deps.Mesh = probewire.FleetMesh(a.fleet(), mesh.Options{Plan: plan, HopTimeout: dur("mesh.hop-timeout")})
 	if ref := get("notify.webhook-url"); ref != "" {
 		url, err := daemon.ResolveSecretRef(ref)
 		if err != nil {
@@ -247,7 +244,7 @@ func (a *app) agentSetup(df *deviceFlags) (daemon.Config, daemon.Deps, error) {
 			Attempts: v.GetInt("agent.notify.attempts"), Backoff: dur("notify.backoff"), Timeout: dur("notify.timeout")}
 	}
 	if v.GetBool("agent.counters.host") && cfg.CountersInterval > 0 {
-		deps.HostCounters = a.hostCounterSource(get("counters.host-name"), get("counters.sysfs-root"))
+		deps.HostCounters = a.fleet().HostCounterSource(get("counters.host-name"), get("counters.sysfs-root"))
 	}
 	return cfg, deps, nil
 }
@@ -319,26 +316,6 @@ func agentToken(file, env string) (string, error) {
 		return os.Getenv(env), nil
 	}
 	return "", nil
-}
-
-// hostCounterSource reads this host's RDMA ports, found once at start.
-func (a *app) hostCounterSource(name, sysfsRoot string) counters.Source {
-	if name == "" {
-		name, _ = os.Hostname()
-	}
-	sys := rdmasys.New(sysfsRoot)
-	devs, err := sys.Devices()
-	if err != nil || len(devs) == 0 {
-		a.log.Warn("host counters: no RDMA device found; not collected", zap.String("sysfs", sysfsRoot), zap.Error(err))
-		return nil
-	}
-	src := counters.HostSource{Host: name, Sys: sys, Ports: hostPorts(devs)}
-	if eth, err := counters.OpenEthtool(); err == nil {
-		src.Stats = eth // kept open for the agent's life
-	} else {
-		a.log.Warn("host counters: ethtool unavailable; NIC pause statistics not collected", zap.Error(err))
-	}
-	return src
 }
 
 // printAgentSettings writes every agent setting's effective value as

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/intent"
 )
 
@@ -56,7 +57,7 @@ are confirmed only if the probe passes.`,
 		var (
 			p     *compliance.Plan
 			res   *intent.Resolved
-			hosts *fleetHosts
+			hosts *fleet.Hosts
 			eng   *engine.Engine
 		)
 		store := engine.RunStore{Dir: a.stateDir(df)}
@@ -73,10 +74,10 @@ are confirmed only if the probe passes.`,
 			}
 			a.pinPlanTrust(p)
 			// Hosts and the probe load the plan's intent only if needed.
-			hosts = a.newFleetHosts(nil, p.Intent.Paths)
+			hosts = a.fleet().Hosts(nil, p.Intent.Paths)
 			eng = a.engine(df, hosts, p.Intent.Paths...)
 			if *verify {
-				if res, err = hosts.intent(); err != nil {
+				if res, err = hosts.Intent(); err != nil {
 					return err
 				}
 			}
@@ -87,7 +88,7 @@ are confirmed only if the probe passes.`,
 			if err := checkNames("--device", kindDevice, *devices, intentNames(res, kindDevice)); err != nil {
 				return err
 			}
-			hosts = a.newFleetHosts(res, args)
+			hosts = a.fleet().Hosts(res, args)
 			eng = a.engine(df, hosts, args...)
 			sel := engine.Selection{Devices: *devices}
 			// One writer per device: the devices are held from before the

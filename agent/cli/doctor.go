@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/netip"
 	"os"
 	"os/exec"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/cabling"
@@ -107,7 +106,7 @@ or doctor could not run, 64 on usage errors.`,
 			doctorCabling(cmd.Context(), report, res, target.Host, *lldpSocket)
 		}
 		if *countersFor > 0 && len(report.Devices) > 0 {
-			src := counters.HostSource{Host: target.Host, Sys: d.Sys, Ports: hostPorts(report.Devices)}
+			src := counters.HostSource{Host: target.Host, Sys: d.Sys, Ports: fleet.HostPorts(report.Devices)}
 			if eth != nil {
 				src.Stats = eth
 			}
@@ -146,30 +145,8 @@ func (a *app) doctorIntent(paths []string) (*intent.Resolved, []byte, error) {
 		return nil, nil, err
 	}
 	lim, _ := a.intentLimits()
-	data, err := intentBytes(paths, lim)
+	data, _, err := intent.Bundle(lim, paths...)
 	return res, data, err
-}
-
-// intentBytes concatenates the intent files as YAML documents, in the
-// order intent.Load reads them.
-func intentBytes(paths []string, lim intent.Limits) ([]byte, error) {
-	files, err := intent.InputFiles(paths...)
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	for _, f := range files {
-		b, err := intent.ReadInput(f, lim.FileBytes)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, "---\n"...)
-		out = append(out, b...)
-		if len(b) > 0 && b[len(b)-1] != '\n' {
-			out = append(out, '\n')
-		}
-	}
-	return out, nil
 }
 
 // doctorTarget picks what to check: the named or matching intent host, or
@@ -207,46 +184,11 @@ func hostNames(res *intent.Resolved) []string {
 // localHost finds the intent host that is this machine: by hostname (full
 // or short), else by an address of this machine (host address or NIC IP).
 func localHost(res *intent.Resolved) (*intent.Host, error) {
+	if h := fleet.LocalHost(res); h != nil {
+		return h, nil
+	}
 	hn, _ := os.Hostname()
-	short, _, _ := strings.Cut(hn, ".")
-	for _, h := range res.Hosts {
-		if h.Name == hn || h.Name == short {
-			return h, nil
-		}
-	}
-	local := map[netip.Addr]bool{}
-	if addrs, err := net.InterfaceAddrs(); err == nil {
-		for _, a := range addrs {
-			if p, err := netip.ParsePrefix(a.String()); err == nil {
-				local[p.Addr().Unmap()] = true
-			}
-		}
-	}
-	for _, h := range res.Hosts {
-		cands := []string{h.Address.Host}
-		for _, n := range h.NICs {
-			cands = append(cands, n.Address)
-		}
-		for _, c := range cands {
-			if ip, err := netip.ParseAddr(c); err == nil && local[ip.Unmap()] {
-				return h, nil
-			}
-		}
-	}
 	return nil, usageErr("this machine (%s) matches no host in the intent by name or address; pass --host NAME (hosts: %s)", hn, strings.Join(hostNames(res), ", "))
-}
-
-// hostPorts are the Ethernet RDMA ports whose counters doctor reads.
-func hostPorts(devs []rdmasys.Device) []counters.HostPort {
-	var out []counters.HostPort
-	for _, d := range devs {
-		for _, p := range d.Ports {
-			if p.LinkLayer == "" || p.LinkLayer == "Ethernet" {
-				out = append(out, counters.HostPort{Device: d.Name, Port: p.Num, Netdev: p.Netdev})
-			}
-		}
-	}
-	return out
 }
 
 func readCounters(cmd *cobra.Command, report *doctor.Report, src counters.Source, wait time.Duration) error {
@@ -292,7 +234,7 @@ func writeDoctor(w io.Writer, format string, r *doctor.Report) error {
 
 // doctorAll runs doctor on every intent host over SSH.
 func (a *app) doctorAll(cmd *cobra.Command, res *intent.Resolved, intentData []byte, format string) error {
-	runner := a.hostExec(func() (*intent.Resolved, error) { return res, nil })
+	runner := a.fleet().HostExec(func() (*intent.Resolved, error) { return res, nil })
 	remote := &doctor.Remote{Runner: runner, Intent: intentData}
 	reports := remote.CheckAll(cmd.Context(), hostNames(res))
 	failed := false

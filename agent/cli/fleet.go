@@ -12,6 +12,7 @@ import (
 	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/earlier"
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 )
@@ -140,6 +141,19 @@ func (a *app) engine(f *deviceFlags, hosts engine.HostRunner, intentPaths ...str
 		Store:        engine.RunStore{Dir: a.stateDir(f)},
 		Logger:       a.log,
 	})
+}
+
+// fleet reaches devices and hosts with this invocation's settings: the
+// timeouts and retries, the unsafe flags given, credentials by reference
+// (remembered for redaction) and the intent limits.
+func (a *app) fleet() *fleet.Fleet {
+	lim, _ := a.intentLimits() // checked in setup
+	return &fleet.Fleet{
+		Renderers: a.renderers, Drivers: a.drivers, Log: a.log,
+		Timeout: a.v.GetDuration("timeout"), Retries: a.v.GetInt("retries"),
+		Insecure: a.flagOnly("insecure"), SSHAcceptNew: a.flagOnly("ssh-accept-new"),
+		IntentLimits: lim, Secrets: a.resolveSecret, LoadIntent: a.loadIntent,
+	}
 }
 
 // loadIntent validates intent paths, printing diagnostics on failure.

@@ -5,17 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/drivers/hostcontract"
-	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/host"
 )
 
 func newHostCommand(a *app) *cobra.Command {
@@ -51,6 +49,11 @@ type hostFlags struct {
 	apply         bool
 	stdinConsumed bool
 	stdinIntent   []byte
+}
+
+// run is the host run the flags ask for.
+func (f *hostFlags) run() fleet.HostRun {
+	return fleet.HostRun{Apply: f.apply, Kind: f.kind, SysfsRoot: f.sysfsRoot, ConfigfsRoot: f.configfsRoot, Timeout: f.timeout}
 }
 
 func newHostVerbCommand(a *app, verb string) *cobra.Command {
@@ -172,7 +175,7 @@ func (a *app) hostOnce(ctx context.Context, f *hostFlags) (int, error) {
 		}
 		return a.hostFailure(f, f.host, err)
 	}
-	report, runErr := a.runHost(ctx, f, res, h)
+	report, runErr := a.fleet().RunHost(ctx, f.run(), res, h)
 	if report == nil {
 		return a.hostFailure(f, h.Name, runErr)
 	}
@@ -212,75 +215,6 @@ func (a *app) hostFailure(f *hostFlags, hostName string, err error) (int, error)
 	return ExitFailure, nil
 }
 
-// runHost renders the host, plans or applies it, and builds the report.
-// The report is nil only when nothing could be read.
-func (a *app) runHost(ctx context.Context, f *hostFlags, res *intent.Resolved, h *intent.Host) (*hostcontract.HostReport, error) {
-	rendered, err := host.Render(h, res)
-	if err != nil {
-		return nil, err
-	}
-	nh, err := netlink.OpenHost(netlink.HostOptions{
-		Netns: h.Netns, SysfsRoot: f.sysfsRoot, ConfigfsRoot: f.configfsRoot,
-		Timeout: f.timeout, Logger: a.log.With(zap.String("host", h.Name)),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", h.Name, err)
-	}
-	defer nh.Close()
-	var result *netlink.HostResult
-	var runErr error
-	if f.apply {
-		result, runErr = nh.Apply(ctx, rendered.Settings)
-	} else {
-		result, runErr = nh.Plan(ctx, rendered.Settings)
-	}
-	if result == nil {
-		return nil, runErr
-	}
-	r := &hostcontract.HostReport{
-		Envelope: hostcontract.NewEnvelope(f.kind, h.Name),
-		Desired:  rendered.Settings, Observed: result.Observed,
-		Settings: result.Settings, Summary: hostcontract.Summarise(result.Settings),
-		RolledBack: result.RolledBack, Notes: rendered.Config.Notes,
-	}
-	r.Applications = appHints(nh, h, rendered)
-	return r, runErr
-}
-
-// appHints turns the renderer's application settings into report hints,
-// reading the GID index on this host.
-func appHints(nh *netlink.Host, h *intent.Host, rendered *host.Rendered) []hostcontract.AppHint {
-	var out []hostcontract.AppHint
-	for _, s := range rendered.Applications {
-		hint := hostcontract.AppHint{Name: s.Name, Value: s.Value, NIC: s.NIC, Why: s.Why}
-		if s.Name == "NCCL_IB_GID_INDEX" {
-			for _, n := range rendered.Settings.NICs {
-				if n.Netdev != s.NIC {
-					continue
-				}
-				ndev := n.Netdev
-				if n.VLANNetdev != "" {
-					ndev = n.VLANNetdev
-				}
-				addr := ""
-				for _, in := range h.NICs {
-					if in.Netdev == n.Netdev {
-						addr = in.Address
-					}
-				}
-				idx, err := nh.RoCEGIDIndex(n.RDMADevice, n.RDMAPort, ndev, addr)
-				if err != nil {
-					hint.Why += "; not found here: " + err.Error()
-				} else {
-					hint.Value = strconv.Itoa(idx)
-				}
-			}
-		}
-		out = append(out, hint)
-	}
-	return out
-}
-
 // hostWatch re-asserts the settings every interval until the context ends
 // (SIGTERM, SIGINT). It prints the first report, then only reports that
 // changed or failed something, so the log shows what drifted.
@@ -292,7 +226,7 @@ func (a *app) hostWatch(ctx context.Context, f *hostFlags) error {
 			var h *intent.Host
 			if h, err = pickHost(res, f.host); err == nil {
 				var r *hostcontract.HostReport
-				r, err = a.runHost(ctx, f, res, h)
+				r, err = a.fleet().RunHost(ctx, f.run(), res, h)
 				if r != nil && (first || r.Summary.Changed > 0 || r.Failed()) {
 					if werr := writeHostReport(a.stdout, f.format, r); werr != nil {
 						return werr

@@ -144,7 +144,7 @@ func (a *app) checkFabric(cmd *cobra.Command, args []string, df *deviceFlags, cf
 	if err := checkNames("--device", kindDevice, devices, intentNames(res, kindDevice)); err != nil {
 		return nil, err
 	}
-	eng := a.engine(df, a.newFleetHosts(res, args), args...)
+	eng := a.engine(df, a.fleet().Hosts(res, args), args...)
 	p, err := check(eng, cmd.Context(), res, engine.IntentRefFor(res.Name, args), engine.Selection{Devices: devices})
 	if err != nil {
 		return nil, err

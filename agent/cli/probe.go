@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,23 +8,16 @@ import (
 	"io"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
 	"github.com/rocefab/rocefab/agent/engine"
-	"github.com/rocefab/rocefab/drivers"
-	"github.com/rocefab/rocefab/drivers/hostcontract"
-	"github.com/rocefab/rocefab/drivers/netlink"
-	"github.com/rocefab/rocefab/drivers/ssh"
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/doctor/counters"
-	"github.com/rocefab/rocefab/validators/doctor/counters/showjson"
-	"github.com/rocefab/rocefab/validators/doctor/rdmasys"
 	"github.com/rocefab/rocefab/validators/perftest"
 	"github.com/rocefab/rocefab/validators/probe"
 	"github.com/rocefab/rocefab/validators/probe/mesh"
@@ -192,7 +184,7 @@ host, the run goes through it.`,
 		cfg.Endpoint = probe.DefaultEndpointConfig()
 		cfg.Endpoint.Policy, cfg.Endpoint.Name, cfg.Endpoint.Port, cfg.Endpoint.RunDir, cfg.Endpoint.Logger = pol, name, pf.port, pf.runDir(), a.log
 		var closeCounters func()
-		cfg.HostCounters, closeCounters = localHostCounters(name, targets)
+		cfg.HostCounters, closeCounters = fleet.LocalHostCounters(name, targets)
 		defer closeCounters()
 		if *pcap != "" {
 			f, err := os.Create(*pcap)
@@ -242,36 +234,7 @@ func (f *probeHostFlags) runDir() string {
 	if f.dir != "" {
 		return f.dir
 	}
-	return probeRunDir(currentNetnsName())
-}
-
-// probeRunDir keeps one control socket per network namespace, so lab hosts
-// on one machine never answer each other's runs.
-func probeRunDir(netns string) string {
-	if netns == "" {
-		return probe.DefaultRunDir
-	}
-	return filepath.Join(probe.DefaultRunDir, "netns", netns)
-}
-
-// currentNetnsName is the `ip netns` name of this process's namespace, or
-// "" for the initial one (or an unnamed one).
-func currentNetnsName() string {
-	var self syscall.Stat_t
-	if syscall.Stat("/proc/thread-self/ns/net", &self) != nil {
-		return ""
-	}
-	entries, err := os.ReadDir("/run/netns")
-	if err != nil {
-		return ""
-	}
-	for _, e := range entries {
-		var st syscall.Stat_t
-		if syscall.Stat(filepath.Join("/run/netns", e.Name()), &st) == nil && st.Ino == self.Ino && st.Dev == self.Dev {
-			return e.Name()
-		}
-	}
-	return ""
+	return fleet.ProbeRunDir(fleet.CurrentNetnsName())
 }
 
 // probeHostPolicy is the policy of the intent host this machine is, or the
@@ -398,14 +361,14 @@ func (a *app) probeFabric(ctx context.Context, res *intent.Resolved, df *deviceF
 	if sampler != nil {
 		before, _ = sampler.Snapshot(ctx)
 	}
-	out.Report = mesh.Run(ctx, res, pairs, &fabricProber{a: a}, opt.parallel)
+	out.Report = mesh.Run(ctx, res, pairs, fleet.Prober{F: a.fleet()}, opt.parallel)
 	if sampler != nil && before != nil {
 		if after, err := sampler.Snapshot(ctx); err == nil {
 			out.Counters = counters.Diff(before, after).Messages("during the probe")
 		}
 	}
 	if opt.perftest {
-		out.Perftest, out.Notes = a.runPerftest(ctx, res, pairs, out.Notes)
+		out.Perftest, out.Notes = a.fleet().RunPerftest(ctx, res, pairs, out.Notes)
 	}
 	if len(pairs) == 0 {
 		out.Notes = append(out.Notes, "no host pairs to probe: cable at least two hosts (links) or list pairs under spec.probe")
@@ -413,165 +376,10 @@ func (a *app) probeFabric(ctx context.Context, res *intent.Resolved, df *deviceF
 	return out
 }
 
-// switchCounterSource reads a connected switch's PFC/ECN counters: by gNMI
-// path, or over SSH with its platform's show commands with JSON output;
-// nil when the switch has neither.
-func (a *app) switchCounterSource(sw *intent.Switch, drv drivers.Driver, transport string, ports []string, paths []counters.CounterPath) counters.Source {
-	switch transport {
-	case "gnmi":
-		if reader, ok := drv.(counters.PathCounterReader); ok {
-			return counters.DriverSource{Device: sw.Name, Reader: reader, Paths: paths}
-		}
-	case "ssh":
-		sh, ok := drv.(showjson.Shower)
-		p, known := showjson.For(a.renderers, sw.Platform)
-		if ok && known {
-			return showjson.Source{Device: sw.Name, Shell: sh, Platform: p, Ports: ports, Prios: sw.Policy.PFCPriorities}
-		}
-	}
-	return nil
-}
-
 // switchCounters opens the switches that expose PFC/ECN counters, over
 // gNMI or SSH.
 func (a *app) switchCounters(ctx context.Context, res *intent.Resolved, df *deviceFlags) (*counters.Sampler, func(), []string) {
-	eng := a.engine(df, nil)
-	var sources []counters.Source
-	var closers []func()
-	var notes []string
-	for _, sw := range res.Switches {
-		var ports []string
-		for _, p := range sw.Ports {
-			ports = append(ports, p.Name)
-		}
-		paths := counters.PathsWith(a.renderers, sw.Platform, ports, sw.Policy.PFCPriorities)
-		if len(paths) == 0 {
-			continue
-		}
-		drv, transport, err := eng.OpenSwitch(ctx, res, sw)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("counters of %s not read: %v", sw.Name, err))
-			continue
-		}
-		closers = append(closers, func() { _ = drv.Close() })
-		src := a.switchCounterSource(sw, drv, transport, ports, paths)
-		if src == nil {
-			// A Linux router (netlink) has no switch counters to miss.
-			if transport == "ssh" || transport == "gnmi" {
-				notes = append(notes, fmt.Sprintf("counters of %s not read: rocefab reads %s switches' counters over gNMI only", sw.Name, sw.Platform))
-			}
-			continue
-		}
-		sources = append(sources, src)
-	}
-	closeAll := func() {
-		for _, c := range closers {
-			c()
-		}
-	}
-	if len(sources) == 0 {
-		return nil, closeAll, notes
-	}
-	return &counters.Sampler{Sources: sources}, closeAll, notes
-}
-
-// fabricProber runs each sending host's probes where that host is: in
-// this process (this machine, or a lab network namespace), or over SSH.
-type fabricProber struct{ a *app }
-
-func (p *fabricProber) Probe(ctx context.Context, res *intent.Resolved, from *intent.Host, targets []probe.Target, pol probe.Policy) (*probe.Report, error) {
-	hosts := p.a.newFleetHosts(res, res.Files)
-	if hosts.inProcess(res, from) {
-		cfg := probe.RunConfig{Targets: targets, Policy: pol, From: from.Name, Logger: p.a.log}
-		cfg.Endpoint = probe.DefaultEndpointConfig()
-		cfg.Endpoint.Policy, cfg.Endpoint.Name, cfg.Endpoint.RunDir, cfg.Endpoint.Logger = pol, from.Name, probeRunDir(from.Netns), p.a.log
-		var rep *probe.Report
-		err := netlink.InNamespace(from.Netns, func() error {
-			var closeCounters func()
-			cfg.HostCounters, closeCounters = localHostCounters(from.Name, targets)
-			defer closeCounters()
-			var err error
-			rep, err = probe.Run(ctx, cfg)
-			return err
-		})
-		return rep, err
-	}
-	data, err := bundleIntent(res.Files)
-	if err != nil {
-		return nil, err
-	}
-	cmd := "rocefab probe run --intent - --output json --from " + hostcontract.ShellQuote(from.Name)
-	for _, t := range targets {
-		cmd += " --to " + hostcontract.ShellQuote(t.Name+"="+t.Addr.String())
-	}
-	r, err := hosts.ssh.Run(ctx, from.Name, cmd, data)
-	if err != nil {
-		return nil, err
-	}
-	rep, derr := probe.ReadReport(bytes.NewReader(r.Stdout))
-	if derr != nil {
-		if bytes.Contains(r.Stderr, []byte("not found")) {
-			return nil, fmt.Errorf("rocefab not found on %s: install it there (the host DaemonSet or systemd unit runs 'rocefab probe serve')", from.Name)
-		}
-		return nil, fmt.Errorf("probe run on %s (exit %d): %v: %s", from.Name, r.ExitCode, derr, strings.TrimSpace(string(r.Stderr)))
-	}
-	return rep, nil
-}
-
-// localHostCounters reads the NICs this host uses towards the targets
-// around a probe run: their ethtool statistics and RDMA hw_counters. Call
-// it in the namespace the run uses; the function it returns closes the
-// ethtool socket.
-func localHostCounters(host string, targets []probe.Target) (*counters.HostProbe, func()) {
-	var dsts []netip.Addr
-	for _, t := range targets {
-		dsts = append(dsts, t.Addr)
-	}
-	nics, nicErr := counters.NICsFor(dsts)
-	var stats counters.StatsReader
-	eth, ethErr := counters.OpenEthtool()
-	closeFn := func() {}
-	if ethErr == nil {
-		stats, closeFn = eth, eth.Close
-	}
-	hp := counters.NewHostProbe(host, rdmasys.New(""), stats, nics)
-	if nicErr != nil {
-		hp.Unavailable = strings.TrimPrefix(hp.Unavailable+"; NIC not found: "+nicErr.Error(), "; ")
-	}
-	return hp, closeFn
-}
-
-// runPerftest runs ib_write_bw and ib_send_lat for each pair over SSH.
-// Where perftest is not installed it says so; the built-in probe already ran.
-func (a *app) runPerftest(ctx context.Context, res *intent.Resolved, pairs []mesh.Pair, notes []string) ([]perftest.Result, []string) {
-	hosts := a.newFleetHosts(res, nil)
-	runner := &perftest.Runner{Exec: perftestExec{hosts.ssh}, Log: a.log}
-	var out []perftest.Result
-	for _, p := range pairs {
-		rs, err := perftest.RunIntentPair(ctx, runner, res, p.From.Name, p.To.Name)
-		if errors.Is(err, perftest.ErrNotInstalled) {
-			notes = append(notes, fmt.Sprintf("perftest not installed for %s -> %s (%v): the built-in probe result stands", p.From.Name, p.To.Name, err))
-			continue
-		}
-		if err != nil {
-			out = append(out, perftest.Result{Client: p.From.Name, Server: p.To.Name, Error: err.Error()})
-			continue
-		}
-		out = append(out, rs...)
-	}
-	return out, notes
-}
-
-// perftestExec adapts the SSH host runner to perftest's Exec.
-type perftestExec struct{ ssh *ssh.Exec }
-
-func (e perftestExec) Run(ctx context.Context, host string, argv []string) ([]byte, []byte, int, error) {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = hostcontract.ShellQuote(a)
-	}
-	r, err := e.ssh.Run(ctx, host, strings.Join(words, " "), nil)
-	return r.Stdout, r.Stderr, r.ExitCode, err
+	return fleet.SwitchCounters(ctx, a.renderers, a.engine(df, nil), res)
 }
 
 // verifyWithProbe is apply --verify: the probe mesh must pass.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/examples/lab"
 	"github.com/rocefab/rocefab/internal/fabriclab"
 	"github.com/rocefab/rocefab/internal/netnstest"
@@ -83,9 +84,9 @@ func TestProbeMeshOnTheLabAsUsersRunIt(t *testing.T) {
 		t.Cleanup(func() {
 			_ = serve.Process.Kill()
 			_ = serve.Wait()
-			_ = os.RemoveAll(probeRunDir(ns.Name))
+			_ = os.RemoveAll(fleet.ProbeRunDir(ns.Name))
 		})
-		sock := filepath.Join(probeRunDir(ns.Name), "probe.sock")
+		sock := filepath.Join(fleet.ProbeRunDir(ns.Name), "probe.sock")
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 			if _, err := os.Stat(sock); err == nil {
 				break
@@ -133,8 +134,8 @@ func TestProbeMeshOnTheLabAsUsersRunIt(t *testing.T) {
 	flows := l.NS["h1"].Command(bin, "probe", "flows", "--intent", "-", "--from", "h1", "--run", base64.StdEncoding.EncodeToString(spec))
 	flows.Stdin = strings.NewReader(intentYAML)
 	raw, err := flows.Output()
-	var got flowsOutput
-	if err != nil || json.Unmarshal(raw, &got) != nil || got.Schema != flowsSchema || len(got.Flows) != 1 {
+	var got fleet.FlowsOutput
+	if err != nil || json.Unmarshal(raw, &got) != nil || got.Schema != fleet.FlowsSchema || len(got.Flows) != 1 {
 		t.Fatalf("probe flows: %v\n%s", err, raw)
 	}
 	if r := got.Flows[0]; r.Trace == nil || !r.Trace.Reached || len(r.Trace.Hops) != 3 || r.Measured == nil || r.Measured.Received != 100 {

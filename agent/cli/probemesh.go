@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rocefab/rocefab/drivers/hostcontract"
-	"github.com/rocefab/rocefab/drivers/netlink"
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/validators/probe"
 	"github.com/rocefab/rocefab/validators/probe/mesh"
@@ -67,7 +63,7 @@ func (a *app) probeMesh(ctx context.Context, res *intent.Resolved, f *meshFlags,
 	if err := f.validate(); err != nil {
 		return err
 	}
-	rep, err := mesh.RunMesh(ctx, res, &meshRunner{a: a}, mesh.Options{
+	rep, err := mesh.RunMesh(ctx, res, fleet.MeshRunner{F: a.fleet()}, mesh.Options{
 		Plan:       mesh.PlanConfig{FlowsPerLink: f.k, Interval: f.interval, HostPPS: f.hostPPS},
 		HopTimeout: f.hopTimeout,
 	})
@@ -94,61 +90,6 @@ func (a *app) probeMesh(ctx context.Context, res *intent.Resolved, f *meshFlags,
 		return exitWith(ExitFailure)
 	}
 	return nil
-}
-
-// meshRunner runs a host's flows where the host is: in this process (this
-// machine, a lab namespace), or with `rocefab probe flows` over SSH.
-type meshRunner struct{ a *app }
-
-func (m *meshRunner) RunFlows(ctx context.Context, res *intent.Resolved, from *intent.Host, run probe.FlowRun) ([]probe.FlowResult, error) {
-	hosts := m.a.newFleetHosts(res, res.Files)
-	if hosts.inProcess(res, from) {
-		run.Endpoint = probe.DefaultEndpointConfig()
-		run.Endpoint.Policy, run.Endpoint.Name, run.Endpoint.RunDir, run.Endpoint.Logger = run.Policy, from.Name, probeRunDir(from.Netns), m.a.log
-		var out []probe.FlowResult
-		err := netlink.InNamespace(from.Netns, func() error {
-			var err error
-			out, err = probe.RunFlows(ctx, run)
-			return err
-		})
-		return out, err
-	}
-	data, err := bundleIntent(res.Files)
-	if err != nil {
-		return nil, err
-	}
-	spec, err := json.Marshal(run)
-	if err != nil {
-		return nil, err
-	}
-	cmd := "rocefab probe flows --intent - --from " + hostcontract.ShellQuote(from.Name) +
-		" --run " + hostcontract.ShellQuote(base64.StdEncoding.EncodeToString(spec))
-	r, err := hosts.ssh.Run(ctx, from.Name, cmd, data)
-	if err != nil {
-		return nil, err
-	}
-	var env flowsOutput
-	if err := json.NewDecoder(bytes.NewReader(r.Stdout)).Decode(&env); err != nil || env.Schema != flowsSchema {
-		return nil, fmt.Errorf("probe flows on %s (exit %d): %s", from.Name, r.ExitCode, firstNonEmpty(strings.TrimSpace(string(r.Stderr)), "no flows report"))
-	}
-	return env.Flows, nil
-}
-
-const flowsSchema = "rocefab.io/probe-flows/v1"
-
-// flowsOutput is what `probe flows` prints.
-type flowsOutput struct {
-	Schema string             `json:"schemaVersion"`
-	Flows  []probe.FlowResult `json:"flows"`
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // newProbeFlowsCommand is the host side of the mesh over SSH: it runs the
@@ -193,7 +134,7 @@ func newProbeFlowsCommand(a *app) *cobra.Command {
 		}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(flowsOutput{Schema: flowsSchema, Flows: res})
+		return enc.Encode(fleet.FlowsOutput{Schema: fleet.FlowsSchema, Flows: res})
 	}
 	return cmd
 }

@@ -57,7 +57,7 @@ func (a *app) rollbackPreview(ctx context.Context, store engine.RunStore, orig *
 			out = append(out, rd)
 			continue
 		}
-		now, err := a.readDevice(ctx, rd.plan, snap.Owned)
+		now, err := a.fleet().ReadDevice(ctx, rd.plan, snap.Owned)
 		if err != nil {
 			rd.err = err.Error()
 			out = append(out, rd)

@@ -127,8 +127,8 @@ func (a *app) showDevice(cmd *cobra.Command, res *intent.Resolved, paths []strin
 	rep := &showReport{SchemaVersion: "rocefab.io/show/v1", Device: name}
 	if h := res.Host(name); h != nil {
 		rep.Kind, rep.Platform = "host", "host"
-		hosts := a.newFleetHosts(res, paths)
-		r, transport, err := hosts.run(cmd.Context(), res, h, false)
+		hosts := a.fleet().Hosts(res, paths)
+		r, transport, err := hosts.Run(cmd.Context(), res, h, false)
 		rep.Transport, rep.Address = transport, h.Address.String()
 		if err != nil {
 			rep.Error = err.Error()
@@ -163,7 +163,7 @@ func (a *app) showDevice(cmd *cobra.Command, res *intent.Resolved, paths []strin
 		rep.Error = dp.Error
 		return rep
 	}
-	running, err := a.readDevice(cmd.Context(), *dp, dp.Desired.Owned)
+	running, err := a.fleet().ReadDevice(cmd.Context(), *dp, dp.Desired.Owned)
 	if err != nil {
 		rep.Error = err.Error()
 		return rep

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rocefab/rocefab/agent/engine"
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/drivers/netlink"
 	"github.com/rocefab/rocefab/internal/netnstest"
 	"github.com/rocefab/rocefab/validators/probe"
@@ -45,7 +46,7 @@ spec:
 	done := make(chan struct{}, 2)
 	for _, ns := range []*netnstest.NS{l.A, l.B} {
 		cfg := probe.DefaultEndpointConfig()
-		cfg.RunDir, cfg.Name = probeRunDir(ns.Name), ns.Name
+		cfg.RunDir, cfg.Name = fleet.ProbeRunDir(ns.Name), ns.Name
 		var ep *probe.Endpoint
 		if err := netlink.InNamespace(ns.Name, func() (err error) { ep, err = probe.NewEndpoint(cfg); return err }); err != nil {
 			t.Fatal(err)
@@ -57,7 +58,7 @@ spec:
 		<-done
 		<-done
 		for _, ns := range []*netnstest.NS{l.A, l.B} {
-			_ = os.Remove(probeRunDir(ns.Name)) // the control socket's folder, empty by now
+			_ = os.Remove(fleet.ProbeRunDir(ns.Name)) // the control socket's folder, empty by now
 		}
 	})
 	time.Sleep(100 * time.Millisecond) // the control sockets come up

@@ -7,9 +7,9 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocefab/rocefab/agent/fleet"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/validators/doctor/counters/showjson"
 )
 
 // pollSSH reads a switch driven over SSH, which cannot stream, with its
@@ -18,16 +18,16 @@ import (
 // (subscribe's caller reconnects with backoff) or ctx ends, and reports
 // whether any counter arrived.
 func (s *switchStreams) pollSSH(ctx context.Context, sw *intent.Switch, drv drivers.Driver) (bool, error) {
-	sh, ok := drv.(showjson.Shower)
-	p, known := showjson.For(s.a.deps.Renderers, sw.Platform)
-	if !ok || !known {
-		return false, fmt.Errorf("%w; %s (%s) has no JSON counter commands over SSH", errNoTelemetry, sw.Name, sw.Platform)
-	}
 	ports := make([]string, len(sw.Ports))
 	for i, pt := range sw.Ports {
 		ports[i] = pt.Name
 	}
-	src := showjson.Source{Device: sw.Name, Shell: sh, Platform: p, Ports: ports, Prios: counterPriorities(sw.Policy)}
+	// The same source `rocefab probe` reads around a run, here with the
+	// priorities the detectors watch.
+	src, ok := fleet.ShowJSONSource(s.a.deps.Renderers, sw, drv, ports, counterPriorities(sw.Policy))
+	if !ok {
+		return false, fmt.Errorf("%w; %s (%s) has no JSON counter commands over SSH", errNoTelemetry, sw.Name, sw.Platform)
+	}
 	t := time.NewTicker(s.a.cfg.CountersInterval)
 	defer t.Stop()
 	got := false
