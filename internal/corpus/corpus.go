@@ -3,19 +3,16 @@ package corpus
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/internal/shareddir"
 )
 
 // Dir is the corpus folder, which may not exist.
 func Dir() string {
-	if d := os.Getenv("ROCEFAB_CORPUS_DIR"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus")
+	return shareddir.Path("ROCEFAB_CORPUS_DIR", "corpus")
 }
 
 // required reports whether CI's strict flag is set: then a missing corpus

@@ -3,18 +3,14 @@ package yangdir
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
+
+	"github.com/rocefab/rocefab/internal/shareddir"
 )
 
 // Path returns the YANG folder, which may not exist.
 func Path() string {
-	if d := os.Getenv("ROCEFAB_YANG_DIR"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	return filepath.Join(root, "..", "shared", "yang")
+	return shareddir.Path("ROCEFAB_YANG_DIR", "yang")
 }
 
 // Require returns the YANG folder, or skips the test with a clear message

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/internal/shareddir"
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
@@ -16,11 +17,7 @@ import (
 
 // corpusDir is ../shared/corpus, or ROCEFAB_CORPUS_DIR.
 func corpusDir() string {
-	if dir := os.Getenv("ROCEFAB_CORPUS_DIR"); dir != "" {
-		return dir
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus")
+	return shareddir.Path("ROCEFAB_CORPUS_DIR", "corpus")
 }
 
 // corpusFiles are the SONiC items of ../shared/corpus (ROCEFAB_CORPUS_DIR

@@ -6,9 +6,10 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/rocefab/rocefab/internal/shareddir"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -24,12 +25,7 @@ import (
 // ../shared is absent, and fails instead under ROCEFAB_REQUIRE_NETNS=1 (CI).
 func corpusCounters(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus")
-	if d := os.Getenv("ROCEFAB_CORPUS_DIR"); d != "" {
-		root = d
-	}
-	dir := filepath.Join(root, "counters")
+	dir := filepath.Join(shareddir.Path("ROCEFAB_CORPUS_DIR", "corpus"), "counters")
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("ROCEFAB_REQUIRE_NETNS") == "1" {
 			t.Fatalf("counter corpus not found at %s: %v", dir, err)

@@ -31,21 +31,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rocefab/rocefab/internal/shareddir"
 )
 
 // Dir is the yang-sonic folder: ROCEFAB_SONIC_YANG_DIR, else ../shared/yang-sonic.
 func Dir() string {
-	if d := os.Getenv("ROCEFAB_SONIC_YANG_DIR"); d != "" {
-		return d
-	}
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "yang-sonic")
+	return shareddir.Path("ROCEFAB_SONIC_YANG_DIR", "yang-sonic")
 }
 
 // Require returns the yang-sonic folder, or skips the test (fails under
