@@ -128,6 +128,9 @@ type Options struct {
 	Creds    Credentials
 	TLS      TLSOptions
 	SSH      SSHOptions
+	// SingleOriginModels are gNMI models whose servers take one origin per
+	// SetRequest (the registry gathers them from every platform).
+	SingleOriginModels []string
 	// Netns is the network namespace of a netlink-managed device.
 	Netns string
 	// Timeout bounds every call to the device.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,6 +41,11 @@ type Attributes struct {
 	// QueueBufferHint is what lint says when NeedsQueueBuffer and the
 	// switch's section of the platform gives no buffer size.
 	QueueBufferHint string
+	// SingleOriginModels are gNMI models whose servers take one origin per
+	// SetRequest: the gnmi driver refuses a SetRequest mixing origins to
+	// any target advertising one, whatever platform the switch is managed
+	// as (an OpenConfig switch may run on such a server).
+	SingleOriginModels []string
 	// PFCFallback is how an OpenConfig switch of this OS carries its
 	// native PFC (openconfig.pfcFallback.platform names it); nil: it
 	// cannot.
@@ -174,6 +180,20 @@ func (r *Registry) Lookup(name string) (*Entry, error) {
 		return e, nil
 	}
 	return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownPlatform, name, strings.Join(r.names, ", "))
+}
+
+// SingleOriginModels gathers every platform's SingleOriginModels, sorted.
+func (r *Registry) SingleOriginModels() []string {
+	var out []string
+	for _, n := range r.names {
+		for _, m := range r.byName[n].Attrs.SingleOriginModels {
+			if !slices.Contains(out, m) {
+				out = append(out, m)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Names returns the primary platform names, sorted.

@@ -167,6 +167,7 @@ func (e *Engine) openDriver(ctx context.Context, dp *compliance.DevicePlan, scop
 	opt := drivers.Options{
 		Device: dp.Device, Address: dp.Address, Platform: entry.Attrs.Platform, Scope: scope.Clone(),
 		Creds: creds, Netns: dp.Connection.Netns, Timeout: e.opt.Timeout, Retries: e.opt.Retries,
+		SingleOriginModels: e.renderers.SingleOriginModels(),
 		TLS: drivers.TLSOptions{CAFile: dp.Connection.CABundle, CertFile: dp.Connection.ClientCert,
 			KeyFile: dp.Connection.ClientKey, ServerName: dp.Connection.ServerName, Insecure: e.opt.Insecure},
 		SSH:    drivers.SSHOptions{KnownHostsFile: dp.Connection.KnownHosts, AcceptNew: e.opt.SSHAcceptNew},

@@ -26,6 +26,7 @@ func (f *Fleet) ReadDevice(ctx context.Context, dp compliance.DevicePlan, scope 
 	opt := drivers.Options{
 		Device: dp.Device, Address: dp.Address, Platform: entry.Attrs.Platform, Scope: scope,
 		Creds: creds, Netns: dp.Connection.Netns, Timeout: f.Timeout, Retries: f.Retries,
+		SingleOriginModels: f.Renderers.SingleOriginModels(),
 		TLS: drivers.TLSOptions{CAFile: dp.Connection.CABundle, CertFile: dp.Connection.ClientCert,
 			KeyFile: dp.Connection.ClientKey, ServerName: dp.Connection.ServerName, Insecure: f.Insecure},
 		SSH:    drivers.SSHOptions{KnownHostsFile: dp.Connection.KnownHosts, AcceptNew: f.SSHAcceptNew},

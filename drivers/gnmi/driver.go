@@ -548,13 +548,9 @@ func (d *Driver) checkModels() error {
 	return nil
 }
 
-// sonicDBModel is the model sonic-gnmi advertises for its sonic-db origin
-// (sonic_data_client/mixed_db_client.go supportedModels).
-const sonicDBModel = "sonic-db"
-
-// checkOrigins refuses a SetRequest the target is known to reject whole:
-// sonic-gnmi takes one origin per SetRequest (gnmi_server/server.go
-// ParseOrigin: "Origin conflict in path").
+// checkOrigins refuses a SetRequest the target is known to reject whole: a
+// target advertising a single-origin model (Options.SingleOriginModels)
+// takes one origin per SetRequest.
 func (d *Driver) checkOrigins(patch devcfg.Patch) error {
 	origins := map[string]bool{}
 	add := func(p string) {
@@ -569,9 +565,14 @@ func (d *Driver) checkOrigins(patch devcfg.Patch) error {
 	for _, p := range patch.Deletes {
 		add(p)
 	}
-	if len(origins) > 1 && slices.Contains(d.modelNames(), sonicDBModel) {
-		return d.deviceErr("push", patchSummary(patch), "", fmt.Errorf("%w: the target serves %s (sonic-gnmi), which refuses a SetRequest mixing origins (%s)",
-			drivers.ErrUnsupported, sonicDBModel, strings.Join(slices.Sorted(maps.Keys(origins)), ", ")))
+	if len(origins) < 2 {
+		return nil
+	}
+	for _, m := range d.modelNames() {
+		if slices.Contains(d.opt.SingleOriginModels, m) {
+			return d.deviceErr("push", patchSummary(patch), "", fmt.Errorf("%w: the target serves %s, whose server refuses a SetRequest mixing origins (%s)",
+				drivers.ErrUnsupported, m, strings.Join(slices.Sorted(maps.Keys(origins)), ", ")))
+		}
 	}
 	return nil
 }

@@ -89,7 +89,9 @@ func TestSONiCJSONPatchWrites(t *testing.T) {
 // path"), so the driver refuses it before sending, naming the reason.
 func TestSONiCOneOriginPerSet(t *testing.T) {
 	sim := startSim(t, gnmisim.Options{Personality: gnmisim.SONiC})
-	d := dial(t, options(t, sim, ocPlatform(), ocScope))
+	opt := options(t, sim, ocPlatform(), ocScope)
+	opt.SingleOriginModels = []string{"sonic-db"}
+	d := dial(t, opt)
 	_, err := d.Push(context.Background(), devcfg.Patch{Updates: []devcfg.PathUpdate{
 		{Path: "/qos/queues/queue[name=ROCEFAB_Q3]/config/name", Value: devcfg.String("ROCEFAB_Q3")},
 		{Path: "sonic-db:/CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable", Value: devcfg.String("3")},

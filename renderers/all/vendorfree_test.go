@@ -43,11 +43,6 @@ var vendorExempt = map[string]string{
 	// The ASIC buffer facts cite the public ASIC tables they come from,
 	// which live in one vendor's repositories; no platform code.
 	"intent/headroom/asics.go": "citations",
-	// The gNMI driver refuses a SetRequest mixing origins on any target
-	// advertising sonic-gnmi's single-origin model, whatever platform the
-	// switch is managed as: as platform data it needs every platform's
-	// facts handed to the driver, which gets only its own platform's.
-	"drivers/gnmi/driver.go": "single-origin model",
 }
 
 func TestNoVendorCodeOutsidePlatformFolders(t *testing.T) {

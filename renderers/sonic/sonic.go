@@ -97,12 +97,16 @@ func Attributes() renderers.Attributes {
 			"CABLE_LENGTH": "a cable-length change re-computes headroom and re-carves buffers",
 			"tc_to_pg_map": "a TC to PG change moves traffic between buffers",
 		}),
-		Encode:        Encode,
-		FileExt:       ".json",
-		LLDP:          &LLDP,
-		PFCFallback:   &PFCFallback,
-		NoPFCFallback: "a SONiC switch's gNMI server (sonic-gnmi) takes one origin per SetRequest, so PFC cannot ride with the OpenConfig paths and the plan refuses the device there",
-		CounterPaths:  CounterPaths,
+		Encode:  Encode,
+		FileExt: ".json",
+		LLDP:    &LLDP,
+		// sonic-gnmi takes one origin per SetRequest (gnmi_server/server.go
+		// ParseOrigin: "Origin conflict in path"); its sonic-db model is
+		// named in sonic_data_client/mixed_db_client.go supportedModels.
+		SingleOriginModels: []string{Origin},
+		PFCFallback:        &PFCFallback,
+		NoPFCFallback:      "a SONiC switch's gNMI server (sonic-gnmi) takes one origin per SetRequest, so PFC cannot ride with the OpenConfig paths and the plan refuses the device there",
+		CounterPaths:       CounterPaths,
 		// pfcwd takes whole milliseconds within these bounds.
 		Watchdog: &renderers.WatchdogTimes{
 			Detection:   renderers.TimeRange{Step: time.Millisecond, Min: wdDetectionMin * time.Millisecond, Max: wdDetectionMax * time.Millisecond, Form: "whole milliseconds"},
