@@ -45,6 +45,16 @@ func startAgent(t *testing.T, args ...string) *agentUnderTest {
 			a.base = "http://" + m[1]
 		}
 	}
+	// Serving comes before the first intent load (a git clone can take a
+	// while); callers act once /readyz says so, as an orchestrator would.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if code, _ := a.call(http.MethodGet, "/readyz"); code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent never became ready:\n%s", a.errOut.String())
+		}
+	}
 	return a
 }
 
