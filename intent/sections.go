@@ -116,12 +116,16 @@ func nodeKey(b *strings.Builder, n *yaml.Node, budget *int) {
 		b.WriteString(n.ShortTag())
 		b.WriteString(strconv.Quote(n.Value))
 	case yaml.MappingNode, yaml.SequenceNode:
-		b.WriteString(map[bool]string{true: "{", false: "["}[n.Kind == yaml.MappingNode])
+		open, end := byte('['), byte(']')
+		if n.Kind == yaml.MappingNode {
+			open, end = '{', '}'
+		}
+		b.WriteByte(open)
 		for _, c := range n.Content {
 			nodeKey(b, c, budget)
 			b.WriteByte(',')
 		}
-		b.WriteString(map[bool]string{true: "}", false: "]"}[n.Kind == yaml.MappingNode])
+		b.WriteByte(end)
 	default:
 		fmt.Fprintf(b, "?%d", n.Kind)
 	}
@@ -135,6 +139,7 @@ type SectionDecoder func(Section) Diagnostics
 // the loader reports other keys), and each known one is decoded.
 func CheckSections(r *Resolved, decoders map[string]SectionDecoder) Diagnostics {
 	var diags Diagnostics
+	types := typeCache{}
 	check := func(spec reflect.Type, s Sections) {
 		for _, name := range s.SectionNames() {
 			sec := s.m[name]
@@ -142,8 +147,10 @@ func CheckSections(r *Resolved, decoders map[string]SectionDecoder) Diagnostics 
 				diags = append(diags, dec(sec)...)
 				continue
 			}
+			// The suggestion is the loader's, over the schema's keys and
+			// the sections that would be accepted.
 			known := map[string]*fieldInfo{}
-			for k, v := range (typeCache{}).info(spec).fields {
+			for k, v := range types.info(spec).fields {
 				known[k] = v
 			}
 			for k := range decoders {
