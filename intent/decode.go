@@ -82,7 +82,8 @@ func newDecoder(file string, diags *Diagnostics, root *yaml.Node, types typeCach
 type typeCache map[reflect.Type]*structInfo
 
 type structInfo struct {
-	src      int // index of the Src field, or -1
+	src      int   // index of the Src field, or -1
+	sections []int // index of the Sections field, nil if none
 	fields   map[string]*fieldInfo
 	required []string // sorted
 }
@@ -113,6 +114,7 @@ func (c typeCache) info(t reflect.Type) *structInfo {
 		si.fields[name] = fi
 	}
 	sort.Strings(si.required)
+	si.sections = sectionsIndex(t)
 	c[t] = si
 	return si
 }
@@ -348,6 +350,13 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, field string) {
 			continue
 		}
 		fi, ok := si.fields[name]
+		if !ok && si.sections != nil && k.Tag != "!!merge" {
+			// A platform's own section: the platform decodes it, and lint
+			// reports a key that names no platform.
+			seen[name] = d.loc(k, childField)
+			d.section(v.FieldByIndex(si.sections), name, k, val, childField)
+			continue
+		}
 		if !ok {
 			if unknown == nil {
 				unknown = map[string]int{}

@@ -342,9 +342,12 @@ func TestDecodeValues(t *testing.T) {
 	}
 	sw := spec.Switches[0]
 	if sw.Transport != "gnmi" || sw.Address.Host != "2001:db8::11" || sw.Address.Port != 8080 || sw.TLS.ServerName != "leaf1.example.net" ||
-		sw.Junos.QueueBufferSize.N != 10000000 || sw.Junos.FillLevelMin.N != 1 || sw.Junos.FillLevelMax.N != 10 ||
+		!sw.Has("junos") ||
 		sw.OpenConfig.PFCFallback.Platform != "eos" {
 		t.Errorf("switch decoded wrongly: %+v", sw)
+	}
+	if q := decodeSection(t, sw.Sections, "junos"); q.QueueBufferSize.N != 10000000 || q.FillLevelMin.N != 1 || q.FillLevelMax.N != 10 {
+		t.Errorf("junos section decoded wrongly: %+v", q)
 	}
 	if got := sw.Ports[0].Names.Names; strings.Join(got, ",") != "Ethernet0,Ethernet4,Ethernet8,Ethernet64" {
 		t.Errorf("port names = %v", got)
@@ -452,4 +455,25 @@ func TestBadValuesStayUnset(t *testing.T) {
 	if !fab.Switches[0].Has("address") {
 		t.Error("a written but invalid address must still count as written")
 	}
+}
+
+// queueSettings stands for a platform's own section type.
+type queueSettings struct {
+	Src
+	QueueBufferSize *Bytes   `yaml:"queueBufferSize"`
+	FillLevelMin    *Percent `yaml:"fillLevelMin"`
+	FillLevelMax    *Percent `yaml:"fillLevelMax"`
+}
+
+// decodeSection decodes the section named name; a section not written
+// decodes to the zero value.
+func decodeSection(t *testing.T, s Sections, name string) queueSettings {
+	t.Helper()
+	var q queueSettings
+	if sec, ok := s.Section(name); ok {
+		if diags := sec.Decode(&q); len(diags) > 0 {
+			t.Fatalf("section %s: %v", name, diagStrings(diags))
+		}
+	}
+	return q
 }

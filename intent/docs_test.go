@@ -13,10 +13,14 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/intent"
+	"github.com/rocefab/rocefab/renderers/all"
 	"github.com/rocefab/rocefab/validators/lint"
 )
 
-var srcType = reflect.TypeOf(intent.Src{})
+var (
+	srcType      = reflect.TypeOf(intent.Src{})
+	sectionsType = reflect.TypeOf(intent.Sections{})
+)
 
 // schemaPaths walks the schema's yaml tags from the document root. With
 // once, a struct type is expanded at its first path only (later paths list
@@ -25,7 +29,7 @@ var srcType = reflect.TypeOf(intent.Src{})
 func schemaPaths(t reflect.Type, prefix string, once bool, seen map[reflect.Type]bool, out *[]string) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
-		if f.Type == srcType || !f.IsExported() {
+		if f.Type == srcType || f.Type == sectionsType || !f.IsExported() {
 			continue
 		}
 		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
@@ -79,6 +83,23 @@ func TestDocsCoverSchema(t *testing.T) {
 	var required, valid []string
 	schemaPaths(reflect.TypeOf(intent.Document{}), "", true, map[reflect.Type]bool{}, &required)
 	schemaPaths(reflect.TypeOf(intent.Document{}), "", false, map[reflect.Type]bool{}, &valid)
+	// A platform's own section is documented under groups, like the other
+	// device attributes, and valid under switches too.
+	reg := all.Renderers()
+	for _, name := range reg.Names() {
+		e, _ := reg.Lookup(name)
+		if e.Attrs.Settings == nil {
+			continue
+		}
+		typ := reflect.TypeOf(e.Attrs.Settings.New()).Elem()
+		for _, list := range []string{"spec.groups[]", "spec.switches[]"} {
+			path := list + "." + name
+			valid = append(valid, path)
+			schemaPaths(typ, path, false, map[reflect.Type]bool{}, &valid)
+		}
+		required = append(required, "spec.groups[]."+name)
+		schemaPaths(typ, "spec.groups[]."+name, true, map[reflect.Type]bool{}, &required)
+	}
 	if len(required) < 80 {
 		t.Fatalf("the schema walk found only %d fields", len(required))
 	}

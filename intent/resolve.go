@@ -1,10 +1,8 @@
 package intent
 
 import (
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -133,35 +131,18 @@ type Switch struct {
 	PortSpeed  Speed // the switch's (or its group's) portSpeed; zero if not written
 	ASIC       string
 	Netns      string
-	Junos      JunosSpec
 	OCFallback string // OpenConfig PFC fallback platform, "" if none
-	Ports      []Port
-	Policy     Policy
-	Spec       *SwitchSpec
+	// Sections are the platform sections: the switch's own, else its
+	// group's, each one whole.
+	Sections
+	Ports  []Port
+	Policy Policy
+	Spec   *SwitchSpec
 }
 
 // SectionKey is what the switch's platform section sets, as a key for
 // caches of its render: equal keys, equal settings.
-func (s *Switch) SectionKey() string {
-	var parts []string
-	if j := s.Junos; j.QueueBufferSize != nil {
-		parts = append(parts, fmt.Sprint("b", j.QueueBufferSize.N))
-	}
-	if j := s.Junos; j.FillLevelMin != nil {
-		parts = append(parts, fmt.Sprint("min", *j.FillLevelMin))
-	}
-	if j := s.Junos; j.FillLevelMax != nil {
-		parts = append(parts, fmt.Sprint("max", *j.FillLevelMax))
-	}
-	return strings.Join(parts, ",")
-}
-
-// QueueBufferGiven reports whether the switch's platform section gives
-// the queue buffer size, or both fill levels, that ECN thresholds in
-// percent need (renderers.Attributes.NeedsQueueBuffer).
-func (s *Switch) QueueBufferGiven() bool {
-	return s.Junos.QueueBufferSize != nil || s.Junos.FillLevelMin != nil && s.Junos.FillLevelMax != nil
-}
+func (s *Switch) SectionKey() string { return s.Sections.Key() }
 
 // Port is one RoCE-facing switch port.
 type Port struct {
@@ -605,9 +586,7 @@ func (r *Resolved) resolveSwitch(s *SwitchSpec, diags *Diagnostics) *Switch {
 	if attrs.TLS != nil {
 		sw.TLS = *attrs.TLS
 	}
-	if attrs.Junos != nil {
-		sw.Junos = *attrs.Junos
-	}
+	sw.Sections = attrs.Sections
 	if attrs.OpenConfig != nil && attrs.OpenConfig.PFCFallback != nil {
 		sw.OCFallback = attrs.OpenConfig.PFCFallback.Platform
 	}
@@ -663,9 +642,7 @@ func layerAttrs(dst *DeviceAttrs, src DeviceAttrs) {
 	if src.TLS != nil {
 		dst.TLS = src.TLS
 	}
-	if src.Junos != nil {
-		dst.Junos = src.Junos
-	}
+	dst.Sections.layer(src.Sections)
 	if src.OpenConfig != nil {
 		dst.OpenConfig = src.OpenConfig
 	}

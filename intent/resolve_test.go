@@ -316,7 +316,7 @@ func TestDeviceAttributePrecedence(t *testing.T) {
 	}
 	get := func(s *Switch) attrs {
 		return attrs{s.Platform, s.Transport, s.Creds.Username, s.Creds.PasswordEnv + s.Creds.PasswordFile, s.TLS.ServerName,
-			s.Model, s.OSVersion, s.PortSpeed.String(), s.ASIC, s.OCFallback, s.Netns, s.Junos.QueueBufferSize != nil}
+			s.Model, s.OSVersion, s.PortSpeed.String(), s.ASIC, s.OCFallback, s.Netns, decodeSection(t, s.Sections, "junos").QueueBufferSize != nil}
 	}
 	if diff := cmp.Diff(attrs{"sonic", "gnmi", "group-user", "GROUP_PASS", "group.example.net", "group-model", "group-os", "100G", "mellanox", "eos", "group-ns", true},
 		get(r.Switch("member"))); diff != "" {

@@ -154,19 +154,12 @@ type DeviceAttrs struct {
 	// ASIC is the switch chip (spectrum-3, tomahawk-4, ...), whose buffer
 	// facts size headroom, or only SONiC's asic_type (mellanox, broadcom).
 	ASIC       string          `yaml:"asic"`
-	Junos      *JunosSpec      `yaml:"junos"`
 	OpenConfig *OpenConfigSpec `yaml:"openconfig"`
 	// Netns is the network namespace of a linux switch on this machine.
 	Netns string `yaml:"netns"`
-}
-
-// JunosSpec: Junos takes ECN thresholds only as a percentage of the queue
-// buffer, so it needs the buffer size or explicit percentages.
-type JunosSpec struct {
-	Src
-	QueueBufferSize *Bytes   `yaml:"queueBufferSize"`
-	FillLevelMin    *Percent `yaml:"fillLevelMin"`
-	FillLevelMax    *Percent `yaml:"fillLevelMax"`
+	// Sections are the platforms' own settings, each under a key named
+	// after its platform, which owns and decodes it.
+	Sections
 }
 
 // OpenConfigSpec: OpenConfig has no PFC model, so a device on it declares

@@ -36,10 +36,15 @@ type Attributes struct {
 	MaxNoDropPriorities int
 	// Singletons lists the device-wide settings the renderer claims.
 	Singletons []string
-	// NeedsQueueBuffer: ECN thresholds need the queue buffer size (Junos).
-	NeedsQueueBuffer bool
-	// QueueBufferHint is what lint says when NeedsQueueBuffer and the
-	// switch's section of the platform gives no buffer size.
+	// Settings is the platform's own section of a switch or group, under
+	// the key named after the platform; nil: the platform takes none (lint
+	// refuses the key).
+	Settings *Settings
+	// NeedsQueueBuffer reports whether the switch's section of the
+	// platform lacks the queue buffer size its ECN thresholds need (Junos
+	// takes them as a percentage of it); nil: the platform needs none.
+	NeedsQueueBuffer func(sw *intent.Switch) bool
+	// QueueBufferHint is what lint says when NeedsQueueBuffer does.
 	QueueBufferHint string
 	// SingleOriginModels are gNMI models whose servers take one origin per
 	// SetRequest: the gnmi driver refuses a SetRequest mixing origins to
@@ -95,6 +100,21 @@ type Attributes struct {
 	CounterPaths observe.CounterPaths
 	// ShowCounterSources cite each show command's JSON shape, by command.
 	ShowCounterSources map[string]string
+}
+
+// Settings describe a platform's section of a switch or group.
+type Settings struct {
+	// New returns a pointer to an empty value of the section: a schema
+	// struct (yaml tags, an embedded intent.Src, intent's units) that
+	// intent.Section.Decode fills and the intent reference documents.
+	New func() any
+}
+
+// Decode decodes a section into a new value, with the loader's
+// diagnostics (file, line, field).
+func (s *Settings) Decode(sec intent.Section) (any, intent.Diagnostics) {
+	v := s.New()
+	return v, sec.Decode(v)
 }
 
 // Entry is one registered platform.
@@ -193,6 +213,21 @@ func (r *Registry) SingleOriginModels() []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// SectionDecoders are the platforms that take a section, by name, each
+// decoding it as lint checks it (intent.CheckSections).
+func (r *Registry) SectionDecoders() map[string]intent.SectionDecoder {
+	out := map[string]intent.SectionDecoder{}
+	for _, n := range r.names {
+		if s := r.byName[n].Attrs.Settings; s != nil {
+			out[n] = func(sec intent.Section) intent.Diagnostics {
+				_, diags := s.Decode(sec)
+				return diags
+			}
+		}
+	}
 	return out
 }
 

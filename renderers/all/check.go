@@ -1,6 +1,10 @@
 package all
 
-import "github.com/rocefab/rocefab/renderers"
+import (
+	"reflect"
+
+	"github.com/rocefab/rocefab/renderers"
+)
 
 // Check lists what a registered platform lacks of what the driver, lint
 // and render rely on (docs/platforms.md, "The entry"); nil when nothing.
@@ -35,6 +39,10 @@ func Check(e *renderers.Entry) []string {
 		{a.ShowCounters == nil || len(a.ShowCounterSources) > 0, "ShowCounterSources (for ShowCounters)"},
 		{a.PFCFallback == nil || a.PFCFallback.Origin != "" && a.PFCFallback.Template != nil && a.PFCFallback.Scope != nil && a.PFCFallback.Target != nil && len(a.PFCFallback.Sources) > 0,
 			"PFCFallback (an origin, a template, its scope, the target check, sources)"},
+		// A section decodes into a schema struct; lint's queue buffer
+		// finding says what to write.
+		{a.Settings == nil || a.Settings.New != nil && isStructPointer(a.Settings.New()), "Settings.New returns a pointer to a struct"},
+		{a.NeedsQueueBuffer == nil || a.QueueBufferHint != "", "QueueBufferHint (for NeedsQueueBuffer)"},
 		{a.LAGNumbers == nil || (a.LAGNumbers.Source != "" && a.LAGNumbers.Example != "" && 1 <= a.LAGNumbers.Min && a.LAGNumbers.Min <= a.LAGNumbers.Max), "LAGNumbers (a cited, non-empty range)"},
 	} {
 		if !c.ok {
@@ -42,4 +50,9 @@ func Check(e *renderers.Entry) []string {
 		}
 	}
 	return missing
+}
+
+func isStructPointer(v any) bool {
+	t := reflect.TypeOf(v)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct
 }

@@ -35,11 +35,6 @@ var vendorExempt = map[string]string{
 	"agent/demo":        "demo",
 	"agent/cli/demo.go": "demo",
 	"examples":          "demo",
-	// The intent file format has a junos: section (queue buffer size and
-	// fill levels); a section owned by the platform needs the intent to
-	// carry opaque per-platform settings, a format change of its own.
-	"intent/schema.go":  "intent format",
-	"intent/resolve.go": "intent format",
 	// The ASIC buffer facts cite the public ASIC tables they come from,
 	// which live in one vendor's repositories; no platform code.
 	"intent/headroom/asics.go": "citations",

@@ -30,7 +30,8 @@ func Register(r *renderers.Registry) error {
 			PortPattern:         regexp.MustCompile(`^((et|xe|ge|mge)-\d+/\d+/\d+(:\d+)?|ae\d+)$`),
 			PortExample:         "et-0/0/0",
 			MaxNoDropPriorities: 6,
-			NeedsQueueBuffer:    true,
+			Settings:            &SettingsType,
+			NeedsQueueBuffer:    needsQueueBuffer,
 			QueueBufferHint:     "Junos takes ECN thresholds only as a percentage of the queue buffer; set junos.queueBufferSize (e.g. 10MB) or junos.fillLevelMin/fillLevelMax",
 			Classify: renderers.ClassifyByKeywords(map[string]string{
 				" mtu":                            "an MTU change reprograms the port and drops frames in flight",

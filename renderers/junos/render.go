@@ -227,7 +227,11 @@ func (renderer) Render(sw *intent.Switch) (*devcfg.Config, error) {
 	// scheduler may drop even short bursts), and the RoCE queue a
 	// guaranteed rate. 50 + 40 + 5 + 5 = 100 percent.
 	if p.ECNOn() {
-		lo, hi, err := fillLevels(sw)
+		j, err := settingsOf(sw)
+		if err != nil {
+			return nil, err
+		}
+		lo, hi, err := fillLevels(sw, j)
 		if err != nil {
 			return nil, err
 		}
@@ -302,8 +306,8 @@ func activeSingletons(stmts devcfg.Paths) []devcfg.Singleton {
 // fillLevels are the ECN thresholds as whole percentages of the queue
 // buffer: junos.fillLevelMin/Max when given, else computed exactly from
 // junos.queueBufferSize. A fraction of a percent is an error, never rounded.
-func fillLevels(sw *intent.Switch) (int, int, error) {
-	j, p := sw.Junos, sw.Policy
+func fillLevels(sw *intent.Switch, j Settings) (int, int, error) {
+	p := sw.Policy
 	if j.FillLevelMin != nil && j.FillLevelMax != nil {
 		lo, hi := j.FillLevelMin.N, j.FillLevelMax.N
 		if lo < 0 || hi > 100 || lo >= hi {

@@ -9,6 +9,7 @@ import (
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
+	"gopkg.in/yaml.v3"
 )
 
 // basicSwitch is leaf-junos of examples/basic, a copy a test may edit.
@@ -51,8 +52,16 @@ func TestSplitStatement(t *testing.T) {
 	}
 }
 
-func bytesOf(n uint64) *intent.Bytes  { return &intent.Bytes{N: n} }
-func percentOf(n int) *intent.Percent { return &intent.Percent{N: n} }
+// withSection gives sw the junos section text, as the loader keeps it.
+func withSection(t testing.TB, sw *intent.Switch, text string) {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	sw.SetSection("junos", intent.Section{Node: doc.Content[0], At: intent.Loc{File: "t.yaml", Line: 1, Col: 1, Field: "spec.switches[0].junos"}})
+}
+
 func has(cfg *devcfg.Config, stmt string) bool {
 	path, v := splitStatement(strings.Fields(stmt))
 	got, ok := cfg.Paths[path]
@@ -62,24 +71,28 @@ func has(cfg *devcfg.Config, stmt string) bool {
 func TestFillLevels(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		junos   intent.JunosSpec
+		junos   string
 		min     uint64
 		max     uint64
 		lo, hi  int
 		wantErr string
 	}{
-		{"exact from the buffer", intent.JunosSpec{QueueBufferSize: bytesOf(15_000_000)}, 150_000, 1_500_000, 1, 10, ""},
-		{"explicit levels win", intent.JunosSpec{QueueBufferSize: bytesOf(7_000_000), FillLevelMin: percentOf(55), FillLevelMax: percentOf(90)}, 150_000, 1_500_000, 55, 90, ""},
-		{"fraction of a percent is refused", intent.JunosSpec{QueueBufferSize: bytesOf(10_000_000)}, 150_000, 1_500_000, 0, 0, "1.5 % of the 10000000-byte queue buffer"},
-		{"no buffer size", intent.JunosSpec{}, 150_000, 1_500_000, 0, 0, "set junos.queueBufferSize"},
-		{"beyond the buffer", intent.JunosSpec{QueueBufferSize: bytesOf(1_000_000)}, 100_000, 2_000_000, 0, 0, "exceeds"},
-		{"explicit levels out of order", intent.JunosSpec{FillLevelMin: percentOf(90), FillLevelMax: percentOf(55)}, 150_000, 1_500_000, 0, 0, "min < max"},
+		{"exact from the buffer", "{queueBufferSize: 15MB}", 150_000, 1_500_000, 1, 10, ""},
+		{"explicit levels win", "{queueBufferSize: 7MB, fillLevelMin: 55, fillLevelMax: 90%}", 150_000, 1_500_000, 55, 90, ""},
+		{"fraction of a percent is refused", "{queueBufferSize: 10MB}", 150_000, 1_500_000, 0, 0, "1.5 % of the 10000000-byte queue buffer"},
+		{"no buffer size", "{}", 150_000, 1_500_000, 0, 0, "set junos.queueBufferSize"},
+		{"beyond the buffer", "{queueBufferSize: 1MB}", 100_000, 2_000_000, 0, 0, "exceeds"},
+		{"explicit levels out of order", "{fillLevelMin: 90, fillLevelMax: 55}", 150_000, 1_500_000, 0, 0, "min < max"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sw := basicSwitch(t)
-			sw.Junos = tc.junos
+			withSection(t, sw, tc.junos)
 			sw.Policy.ECNMin, sw.Policy.ECNMax = tc.min, tc.max
-			lo, hi, err := fillLevels(sw)
+			j, err := settingsOf(sw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lo, hi, err := fillLevels(sw, j)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "leaf-junos") {
 					t.Fatalf("err = %v, want one naming leaf-junos and %q", err, tc.wantErr)
@@ -96,12 +109,30 @@ func TestFillLevels(t *testing.T) {
 	}
 }
 
+// TestSettingsErrors: a section that does not decode is refused with the
+// loader's diagnostics (file, line, field), before anything renders.
+func TestSettingsErrors(t *testing.T) {
+	for text, want := range map[string]string{
+		"{queueBufferSize: 10XB}":            "t.yaml:1:19: RF012 error spec.switches[0].junos.queueBufferSize:",
+		"{queueBuferSize: 10MB}":             `t.yaml:1:2: RF002 error spec.switches[0].junos.queueBuferSize: unknown field "queueBuferSize" (did you mean "queueBufferSize"?)`,
+		"15MB":                               "t.yaml:1:1: RF003 error spec.switches[0].junos: expected a mapping, got a scalar",
+		"{fillLevelMin: 1, fillLevelMin: 2}": `duplicate key "fillLevelMin"`,
+	} {
+		sw := basicSwitch(t)
+		withSection(t, sw, text)
+		_, err := New().Render(sw)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "leaf-junos") {
+			t.Errorf("%s: err = %v, want one naming leaf-junos and %q", text, err, want)
+		}
+	}
+}
+
 // TestFillLevelOrder: Junos pairs the nth fill level with the nth drop
 // probability, so both come out low then high, in the rendered file and in
 // a patch, also where string order would put "20" before "5".
 func TestFillLevelOrder(t *testing.T) {
 	sw := basicSwitch(t)
-	sw.Junos = intent.JunosSpec{FillLevelMin: percentOf(5), FillLevelMax: percentOf(20)}
+	withSection(t, sw, "{fillLevelMin: 5, fillLevelMax: 20}")
 	cfg := render(t, sw)
 	text, _ := Encode(cfg)
 	lo := strings.Index(string(text), "interpolate fill-level 5\n")

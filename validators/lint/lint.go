@@ -58,6 +58,8 @@ func finish(reg *renderers.Registry, fab *intent.Fabric, diags intent.Diagnostic
 // Check runs every lint rule.
 func Check(r *intent.Resolved, reg *renderers.Registry) intent.Diagnostics {
 	c := &checker{r: r, reg: reg, seen: map[string]bool{}, shared: map[sharedKey][]string{}}
+	// The platforms' own sections, which the loader keeps as written.
+	c.diags = append(c.diags, intent.CheckSections(r, reg.SectionDecoders())...)
 	c.policy(r.Policy, "")
 	for _, sw := range r.Switches {
 		c.policy(sw.Policy, sw.Name)
@@ -266,7 +268,7 @@ func (c *checker) switchRules(sw *intent.Switch) {
 	if max := e.Attrs.MaxNoDropPriorities; max > 0 && p.PFCOn() && len(p.PFCPriorities) > max {
 		c.perSwitch(p.Origin("pfc.priorities"), CodeTooManyNoDrop, sw.Name, "%d no-drop priorities, but %s supports %d", len(p.PFCPriorities), e.Name, max)
 	}
-	if e.Attrs.NeedsQueueBuffer && p.ECNOn() && !sw.QueueBufferGiven() {
+	if e.Attrs.NeedsQueueBuffer != nil && p.ECNOn() && e.Attrs.NeedsQueueBuffer(sw) {
 		// The platform's own section of the switch gives the buffer.
 		c.perSwitch(sw.AttrAt(c.r, e.Name), CodeQueueBuffer, sw.Name, "%s", e.Attrs.QueueBufferHint)
 	}

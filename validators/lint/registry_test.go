@@ -20,7 +20,7 @@ var standIns = map[string]renderers.Attributes{
 	"eos":        {Transports: []string{"ssh"}, MTUCeiling: 9214, PortPattern: regexp.MustCompile(`^(Ethernet\d+(/\d+){0,2}|Port-Channel\d+)$`), PortExample: "Ethernet1", MaxNoDropPriorities: 2},
 	"sonic":      {Transports: []string{"gnmi", "ssh"}, MTUCeiling: 9216, PortPattern: regexp.MustCompile(`^(Ethernet\d+|PortChannel\d+)$`), PortExample: "Ethernet0", MaxNoDropPriorities: 2},
 	"cumulus":    {Transports: []string{"ssh"}, MTUCeiling: 9216, PortPattern: regexp.MustCompile(`^(swp\d+(s\d+)?|bond[A-Za-z0-9_-]*)$`), PortExample: "swp1", MaxNoDropPriorities: 2},
-	"junos":      {Transports: []string{"ssh"}, MTUCeiling: 9202, PortPattern: regexp.MustCompile(`^((et|xe|ge|mge)-\d+/\d+/\d+(:\d+)?|ae\d+)$`), PortExample: "et-0/0/0", MaxNoDropPriorities: 6, NeedsQueueBuffer: true},
+	"junos":      {Transports: []string{"ssh"}, MTUCeiling: 9202, PortPattern: regexp.MustCompile(`^((et|xe|ge|mge)-\d+/\d+/\d+(:\d+)?|ae\d+)$`), PortExample: "et-0/0/0", MaxNoDropPriorities: 6},
 	"openconfig": {Transports: []string{"gnmi"}, MTUCeiling: 9216, NeedsPFCFallback: true, MaxNoDropPriorities: 8},
 	"linux":      {Transports: []string{"netlink"}, MTUCeiling: 9216, MaxNoDropPriorities: 8},
 }
