@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"syscall"
 
 	"go.uber.org/zap"
@@ -16,6 +15,7 @@ import (
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 )
@@ -150,25 +150,13 @@ func (f *simFleet) addrs() map[string]string {
 	return out
 }
 
-// factoryGNMI is what a gNMI switch carries before rocefab: ports at their
-// factory MTU with descriptions, and configuration rocefab does not own.
+// factoryGNMI is what a gNMI switch carries before rocefab: the platform's
+// factory state with configuration rocefab does not own.
 func factoryGNMI(name, platform string) devcfg.Paths {
-	p := devcfg.Paths{}
 	if platform == "sonic" {
-		p = gnmisim.SONiCFactory(name, 4, "dynamic")
-		p["sonic-db:/PORT/Ethernet12/description"] = devcfg.String("storage-uplink")
-		p["sonic-db:/VLAN/Vlan10/vlanid"] = devcfg.String("10")
-		return p
+		return gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: name, Ports: 4, Foreign: true})
 	}
-	p["/system/config/hostname"] = devcfg.String(name)
-	for i := 1; i <= 4; i++ {
-		port := "/interfaces/interface[name=Ethernet" + strconv.Itoa(i) + "]/config/"
-		p[port+"name"] = devcfg.String("Ethernet" + strconv.Itoa(i))
-		p[port+"enabled"] = devcfg.Bool(true)
-		p[port+"mtu"] = devcfg.Int(1514)
-	}
-	p["/interfaces/interface[name=Ethernet4]/config/description"] = devcfg.String("storage-uplink")
-	return p
+	return gnmisim.OpenConfigFactory(name, 4)
 }
 
 // secrets resolves the demo's own password reference in-process (no

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
 	"github.com/rocefab/rocefab/internal/examplestest"
@@ -44,7 +45,7 @@ func TestRoundTripSONiC(t *testing.T) {
 	}
 	plat := sonicPlatform()
 	sim := startSim(t, gnmisim.Options{Personality: gnmisim.SONiC})
-	if err := sim.Load(gnmisim.SONiCFactory("leaf1", 32, "dynamic")); err != nil {
+	if err := sim.Load(gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: "leaf1", Ports: 32, BufferModel: "dynamic"})); err != nil {
 		t.Fatal(err)
 	}
 	d := dial(t, options(t, sim, plat, desired.Owned))

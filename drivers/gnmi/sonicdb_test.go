@@ -11,6 +11,7 @@ import (
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/renderers/sonic"
 )
@@ -24,7 +25,7 @@ import (
 func TestSONiCJSONPatchWrites(t *testing.T) {
 	plat := sonicPlatform()
 	sim := startSim(t, gnmisim.Options{Personality: gnmisim.SONiC})
-	base := gnmisim.SONiCFactory("leaf1", 2, "dynamic")
+	base := gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: "leaf1", Ports: 2, BufferModel: "dynamic"})
 	for f, v := range map[string]string{"lanes": "200,201,202,203", "speed": "100000", "admin_status": "up"} {
 		base[sonic.Key("PORT", "Eth1/1", f)] = devcfg.String(v)
 	}

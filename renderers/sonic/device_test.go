@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/rocefab/rocefab/devcfg"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
 )
 
-// factory is a running config of the simulated factory switch, edited.
-func factory(t *testing.T, ports int, model string, edit func(p devcfg.Paths)) *devcfg.Config {
+// factoryConfig is a running config of the simulated factory switch, edited.
+func factoryConfig(t *testing.T, ports int, model string, edit func(p devcfg.Paths)) *devcfg.Config {
 	t.Helper()
-	p := gnmisim.SONiCFactory("leaf-sonic", ports, model)
+	p := gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: "leaf-sonic", Ports: ports, BufferModel: model})
 	if edit != nil {
 		edit(p)
 	}
@@ -31,7 +32,7 @@ func fit(t *testing.T, sw *intent.Switch, running *devcfg.Config) (*devcfg.Confi
 // ports. SONiC rejects a PORT entry without lanes (sonic-port.yang: lanes
 // and speed are mandatory), so writing PORT|Ethernet124 mtu alone fails.
 func TestFitRefusesMissingPorts(t *testing.T) {
-	_, err := fit(t, basicSwitch(t), factory(t, 16, BufferModelDynamic, nil))
+	_, err := fit(t, basicSwitch(t), factoryConfig(t, 16, BufferModelDynamic, nil))
 	if err == nil {
 		t.Fatal("a device without Ethernet64-124 was not refused")
 	}
@@ -43,7 +44,7 @@ func TestFitRefusesMissingPorts(t *testing.T) {
 	if _, err := fit(t, basicSwitch(t), &devcfg.Config{Shape: devcfg.ShapePaths, Paths: devcfg.Paths{}}); err == nil || !strings.Contains(err.Error(), "no PORT table") {
 		t.Errorf("empty CONFIG_DB: %v", err)
 	}
-	if _, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelDynamic, nil)); err != nil {
+	if _, err := fit(t, basicSwitch(t), factoryConfig(t, 32, BufferModelDynamic, nil)); err != nil {
 		t.Errorf("a device with every port: %v", err)
 	}
 }
@@ -88,7 +89,7 @@ func TestFitRefusesVLANConflicts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sw := basicSwitch(t)
 			access(sw)
-			running := factory(t, 4, BufferModelDynamic, func(p devcfg.Paths) {
+			running := factoryConfig(t, 4, BufferModelDynamic, func(p devcfg.Paths) {
 				p[Key("PORTCHANNEL", "PortChannel10", "admin_status")] = devcfg.String("up")
 				tc.edit(p)
 			})
@@ -100,7 +101,7 @@ func TestFitRefusesVLANConflicts(t *testing.T) {
 	t.Run("clean", func(t *testing.T) {
 		sw := basicSwitch(t)
 		access(sw)
-		running := factory(t, 4, BufferModelDynamic, func(p devcfg.Paths) {
+		running := factoryConfig(t, 4, BufferModelDynamic, func(p devcfg.Paths) {
 			p[Key("PORTCHANNEL", "PortChannel10", "admin_status")] = devcfg.String("up")
 			p[EntryKey("INTERFACE", "Ethernet12|192.0.2.1/31")] = devcfg.Empty // routed in the intent too
 			p[EntryKey("PORTCHANNEL_MEMBER", "PortChannel10|Ethernet8")] = devcfg.Empty
@@ -122,7 +123,7 @@ func TestFitRefusesVLANConflicts(t *testing.T) {
 // refused.
 func TestFitBufferModel(t *testing.T) {
 	t.Run("dynamic", func(t *testing.T) {
-		desired, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelDynamic, nil))
+		desired, err := fit(t, basicSwitch(t), factoryConfig(t, 32, BufferModelDynamic, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +136,7 @@ func TestFitBufferModel(t *testing.T) {
 		assertNote(t, desired, "buffer model dynamic", "removes 32 lossless BUFFER_PG entries")
 	})
 	t.Run("dynamic two lossless keeps the stock 3-4", func(t *testing.T) {
-		desired, err := fit(t, variantSwitch(t, "two-lossless"), factory(t, 32, BufferModelDynamic, nil))
+		desired, err := fit(t, variantSwitch(t, "two-lossless"), factoryConfig(t, 32, BufferModelDynamic, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +150,7 @@ func TestFitBufferModel(t *testing.T) {
 		}
 	})
 	t.Run("traditional", func(t *testing.T) {
-		desired, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelTraditional, nil))
+		desired, err := fit(t, basicSwitch(t), factoryConfig(t, 32, BufferModelTraditional, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +163,7 @@ func TestFitBufferModel(t *testing.T) {
 		assertNote(t, desired, "buffer model traditional: buffermgrd writes BUFFER_PG|<port>|3", "removes 32 lossless BUFFER_PG entries")
 	})
 	t.Run("traditional unset", func(t *testing.T) {
-		desired, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelTraditional, func(p devcfg.Paths) {
+		desired, err := fit(t, basicSwitch(t), factoryConfig(t, 32, BufferModelTraditional, func(p devcfg.Paths) {
 			delete(p, Key("DEVICE_METADATA", "localhost", "buffer_model"))
 		}))
 		if err != nil {
@@ -171,7 +172,7 @@ func TestFitBufferModel(t *testing.T) {
 		assertNote(t, desired, "has no buffer_model, which SONiC runs as traditional")
 	})
 	t.Run("traditional static refused", func(t *testing.T) {
-		_, err := fit(t, variantSwitch(t, "static-buffers"), factory(t, 32, BufferModelTraditional, nil))
+		_, err := fit(t, variantSwitch(t, "static-buffers"), factoryConfig(t, 32, BufferModelTraditional, nil))
 		if err == nil || !strings.Contains(err.Error(), "static profile of pfc.headroom/xoff/xon cannot hold") {
 			t.Fatalf("err = %v", err)
 		}
@@ -184,7 +185,7 @@ func TestFitBufferModel(t *testing.T) {
 		sw := basicSwitch(t)
 		sw.Ports[1].Cable = &intent.Cable{Length: 1000}
 		sw.Ports[2].Cable = &intent.Cable{Length: 2000}
-		desired, err := fit(t, sw, factory(t, 32, BufferModelTraditional, func(p devcfg.Paths) {
+		desired, err := fit(t, sw, factoryConfig(t, 32, BufferModelTraditional, func(p devcfg.Paths) {
 			// The device already has a 1000 m profile: its file has that length.
 			p[Key("BUFFER_PROFILE", "pg_lossless_100000_1000m_profile", "pool")] = devcfg.String("ingress_lossless_pool")
 		}))
@@ -200,7 +201,7 @@ func TestFitBufferModel(t *testing.T) {
 			"longer than every length the device is known to have (5m, 40m, 300m, 1000m): Ethernet8 2000m")
 	})
 	t.Run("dynamic takes any cable length", func(t *testing.T) {
-		desired, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelDynamic, nil))
+		desired, err := fit(t, basicSwitch(t), factoryConfig(t, 32, BufferModelDynamic, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +210,7 @@ func TestFitBufferModel(t *testing.T) {
 		}
 	})
 	t.Run("lossy range over a lossless PG", func(t *testing.T) {
-		_, err := fit(t, basicSwitch(t), factory(t, 32, BufferModelDynamic, func(p devcfg.Paths) {
+		_, err := fit(t, basicSwitch(t), factoryConfig(t, 32, BufferModelDynamic, func(p devcfg.Paths) {
 			delete(p, Key("BUFFER_PG", "Ethernet0|0", "profile"))
 			p[Key("BUFFER_PG", "Ethernet0|0-3", "profile")] = devcfg.String("ingress_lossy_profile")
 		}))

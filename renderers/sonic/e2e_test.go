@@ -9,6 +9,7 @@ import (
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers"
 	"github.com/rocefab/rocefab/drivers/gnmi"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/intent"
 )
@@ -23,7 +24,7 @@ func simDevice(t *testing.T, name, model string) *gnmisim.Target {
 		t.Fatal(err)
 	}
 	t.Cleanup(sim.Stop)
-	base := gnmisim.SONiCFactory(name, 32, model)
+	base := gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: name, Ports: 32, BufferModel: model})
 	base[Key("PORTCHANNEL", "PortChannel10", "admin_status")] = devcfg.String("up")
 	for f, v := range map[string]string{"lanes": "200,201,202,203", "speed": "100000", "admin_status": "up", "alias": "etp51"} {
 		base[Key("PORT", "Eth1/1", f)] = devcfg.String(v)

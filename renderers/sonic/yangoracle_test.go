@@ -9,7 +9,7 @@ import (
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/intent"
-	"github.com/rocefab/rocefab/renderers/sonic/internal/sonicyang"
+	"github.com/rocefab/rocefab/internal/sonicyang"
 )
 
 // The SONiC YANG oracle (issue: independent oracles): every config the

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/rocefab/rocefab/devcfg"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 	"github.com/rocefab/rocefab/intent"
@@ -309,54 +310,14 @@ func startSwitch(spec Spec) (*Switch, func(), error) {
 	return nil, nil, fmt.Errorf("no simulator for transport %q", spec.Transport)
 }
 
-// initialGNMI is what a production target carries before rocefab: ports
-// with their factory settings and a description, and configuration
-// rocefab does not own (SONiC's stock AZURE DSCP map, a VLAN).
+// initialGNMI is what a production target carries before rocefab: the
+// platform's factory state, with configuration rocefab does not own.
 func initialGNMI(spec Spec) devcfg.Paths {
-	p := devcfg.Paths{}
 	n := spec.Ports + 2
 	if spec.Platform == "sonic" {
-		p["sonic-db:/DEVICE_METADATA/localhost/hostname"] = devcfg.String(spec.Name)
-		p["sonic-db:/DEVICE_METADATA/localhost/hwsku"] = devcfg.String("Mellanox-SN2700")
-		p["sonic-db:/DEVICE_METADATA/localhost/buffer_model"] = devcfg.String("dynamic")
-		for i := 0; i < n; i++ {
-			port := "sonic-db:/PORT/Ethernet" + strconv.Itoa(4*i) + "/"
-			p[port+"admin_status"] = devcfg.String("up")
-			p[port+"alias"] = devcfg.String("etp" + strconv.Itoa(i+1))
-			p[port+"lanes"] = devcfg.String(fmt.Sprintf("%d,%d,%d,%d", 4*i, 4*i+1, 4*i+2, 4*i+3))
-			p[port+"mtu"] = devcfg.String("9100")
-			p[port+"speed"] = devcfg.String("100000")
-		}
-		p["sonic-db:/PORT/Ethernet"+strconv.Itoa(4*(n-1))+"/description"] = devcfg.String("storage-uplink")
-		for dscp := 0; dscp < 64; dscp++ {
-			p["sonic-db:/DSCP_TO_TC_MAP/AZURE/"+strconv.Itoa(dscp)] = devcfg.String(azureTC(dscp))
-		}
-		p["sonic-db:/VLAN/Vlan10/vlanid"] = devcfg.String("10")
-		return p
+		return gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: spec.Name, Ports: n, Foreign: true})
 	}
-	p["/system/config/hostname"] = devcfg.String(spec.Name)
-	for i := 1; i <= n; i++ {
-		port := "/interfaces/interface[name=Ethernet" + strconv.Itoa(i) + "]/config/"
-		p[port+"name"] = devcfg.String("Ethernet" + strconv.Itoa(i))
-		p[port+"enabled"] = devcfg.Bool(true)
-		p[port+"mtu"] = devcfg.Int(1514)
-	}
-	p["/interfaces/interface[name=Ethernet"+strconv.Itoa(n)+"]/config/description"] = devcfg.String("storage-uplink")
-	return p
-}
-
-func azureTC(dscp int) string {
-	switch dscp {
-	case 46:
-		return "5"
-	case 48:
-		return "6"
-	case 3, 4:
-		return strconv.Itoa(dscp)
-	case 0:
-		return "0"
-	}
-	return "1"
+	return gnmisim.OpenConfigFactory(spec.Name, n)
 }
 
 // Switch returns the named switch; it panics on a name not started, a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 	"github.com/rocefab/rocefab/drivers/sim/gnmisim"
 	"github.com/rocefab/rocefab/internal/yangdir"
 )
@@ -137,7 +138,7 @@ func sonicUpdate(js string, rel ...string) *gnmipb.Update {
 // patch applied by config apply-patch) and db_client.go (target CONFIG_DB).
 func TestSONiCServesWhatSonicGNMIServes(t *testing.T) {
 	sim, c := client(t, gnmisim.Options{Personality: gnmisim.SONiC})
-	if err := sim.Load(gnmisim.SONiCFactory("leaf1", 4, "dynamic")); err != nil {
+	if err := sim.Load(gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: "leaf1", Ports: 4, BufferModel: "dynamic"})); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -253,7 +254,7 @@ func TestSONiCServesWhatSonicGNMIServes(t *testing.T) {
 // cfgmgr/buffermgr.cpp doSpeedUpdateTask), leaving other keys alone.
 func TestSONiCTraditionalBufferManager(t *testing.T) {
 	sim, c := client(t, gnmisim.Options{Personality: gnmisim.SONiC})
-	if err := sim.Load(gnmisim.SONiCFactory("leaf1", 2, "traditional")); err != nil {
+	if err := sim.Load(gnmisim.SONiCFactory(factory.SONiCOptions{Hostname: "leaf1", Ports: 2, BufferModel: "traditional"})); err != nil {
 		t.Fatal(err)
 	}
 	_, err := c.Set(context.Background(), &gnmipb.SetRequest{Update: []*gnmipb.Update{

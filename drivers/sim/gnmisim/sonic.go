@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocefab/rocefab/devcfg"
 	"github.com/rocefab/rocefab/drivers/gnmi/gnmipath"
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 )
 
 // SONiC origin and config_db behaviour, as sonic-net/sonic-gnmi serves it
@@ -30,9 +31,6 @@ const (
 	SONiCInstance = "localhost"
 
 	sonicPrefix = OriginSONiC + ":/"
-	// generatedProfile starts the profiles buffermgrd (traditional model)
-	// writes: pg_lossless_<speed>_<cable>_profile.
-	generatedProfile = "pg_lossless_"
 )
 
 // sonicDBNames are the targets sonic-gnmi's Get hands to its DbClient
@@ -700,12 +698,12 @@ func bufferManager(before, db configDB, all bool) {
 		if !changed || pfc == "" || length == "" || length == "0m" || speed == "" {
 			continue
 		}
-		profile := generatedProfile + speed + "_" + length + "_profile"
+		profile := factory.LosslessProfile(speed, length)
 		if _, ok := db["BUFFER_PROFILE"][profile]; !ok {
 			db.setField("BUFFER_PROFILE", profile, "pool", "ingress_lossless_pool")
 			db.setField("BUFFER_PROFILE", profile, "size", "19456")
 			db.setField("BUFFER_PROFILE", profile, "xon", "19456")
-			db.setField("BUFFER_PROFILE", profile, "xoff", headroomFor(speed, length))
+			db.setField("BUFFER_PROFILE", profile, "xoff", factory.LosslessXoff(speed, length))
 			db.setField("BUFFER_PROFILE", profile, "dynamic_th", "1")
 		}
 		for _, r := range pgRanges(pfc) {
@@ -741,22 +739,6 @@ func pgRanges(list string) []string {
 		i = j
 	}
 	return out
-}
-
-// headroomFor is a plausible xoff in bytes: more for faster and longer links.
-func headroomFor(speed, cable string) string {
-	switch {
-	case strings.HasPrefix(speed, "400"):
-		return "154112"
-	case strings.HasPrefix(speed, "200"):
-		return "87040"
-	case strings.HasPrefix(speed, "100"):
-		if cable == "5m" {
-			return "50176"
-		}
-		return "62464"
-	}
-	return "38912"
 }
 
 func escapeElem(s string) string {

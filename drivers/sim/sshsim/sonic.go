@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rocefab/rocefab/drivers/sim/factory"
 )
 
 // sonicDevice plays SONiC over SSH: a bash prompt, config_db as JSON,
@@ -28,49 +30,22 @@ func newSONiCDevice(s *Sim) (personality, error) {
 	return d, nil
 }
 
-func sonicPort(i int) string { return "Ethernet" + strconv.Itoa(4*i) }
+func sonicPort(i int) string { return factory.SONiCPort(i) }
 
+// sonicInitial is the platform's factory CONFIG_DB, with the foreign
+// configuration of a production switch unless the device starts blank.
 func sonicInitial(o Options) map[string]any {
-	ports := map[string]any{}
-	for i := 0; i < o.Ports; i++ {
-		p := map[string]any{
-			"admin_status": "up", "alias": "etp" + strconv.Itoa(i+1), "index": strconv.Itoa(i + 1),
-			"lanes": fmt.Sprintf("%d,%d,%d,%d", 4*i, 4*i+1, 4*i+2, 4*i+3), "mtu": "9100", "speed": "100000",
-		}
-		if !o.Blank && i == 0 {
-			p["description"] = "gpu03 ens1f0np0"
-		}
-		ports[sonicPort(i)] = p
-	}
-	db := map[string]any{
-		"DEVICE_METADATA": map[string]any{"localhost": map[string]any{
-			"hostname": o.Hostname, "hwsku": "Mellanox-SN2700", "platform": "x86_64-mlnx_msn2700-r0",
-			"mac": "1c:34:da:12:34:56", "type": "LeafRouter", "buffer_model": "dynamic", "bgp_asn": "65100",
-		}},
-		"PORT": ports,
-	}
-	if !o.Blank {
-		azure := map[string]any{}
-		for dscp := 0; dscp < 64; dscp++ {
-			tc := "1"
-			switch dscp {
-			case 3, 4, 46, 48:
-				tc = map[int]string{3: "3", 4: "4", 46: "5", 48: "6"}[dscp]
-			case 0:
-				tc = "0"
+	db := map[string]any{}
+	for table, entries := range factory.SONiC(factory.SONiCOptions{Hostname: o.Hostname, Ports: o.Ports, Foreign: !o.Blank}) {
+		t := map[string]any{}
+		for key, fields := range entries {
+			e := map[string]any{}
+			for f, v := range fields {
+				e[f] = v
 			}
-			azure[strconv.Itoa(dscp)] = tc
+			t[key] = e
 		}
-		db["DSCP_TO_TC_MAP"] = map[string]any{"AZURE": azure}
-		db["VLAN"] = map[string]any{"Vlan10": map[string]any{"vlanid": "10"}}
-		last := sonicPort(o.Ports - 1)
-		db["VLAN_MEMBER"] = map[string]any{"Vlan10|" + last: map[string]any{"tagging_mode": "tagged"}}
-		db["MGMT_INTERFACE"] = map[string]any{"eth0|10.0.0.13/24": map[string]any{"gwaddr": "10.0.0.1"}}
-		db["LLDP"] = map[string]any{"GLOBAL": map[string]any{"enabled": "true"}}
-		db["BUFFER_POOL"] = map[string]any{
-			"ingress_lossless_pool": map[string]any{"mode": "dynamic", "type": "ingress"},
-			"egress_lossy_pool":     map[string]any{"mode": "dynamic", "type": "egress"},
-		}
+		db[table] = t
 	}
 	return db
 }
@@ -120,14 +95,14 @@ func (d *sonicDevice) materialize(db map[string]any) {
 				continue
 			}
 			port, _, _ := strings.Cut(key, "|")
-			name := d.generatedProfile(db, port)
+			name, speed, cable := d.generatedProfile(db, port)
 			pg["profile"] = name
 			profiles, ok := db["BUFFER_PROFILE"].(map[string]any)
 			if !ok {
 				profiles = map[string]any{}
 				db["BUFFER_PROFILE"] = profiles
 			}
-			profiles[name] = map[string]any{"dynamic_th": "0", "pool": "ingress_lossless_pool", "size": "19456", "xoff": "29696", "xon": "19456"}
+			profiles[name] = map[string]any{"dynamic_th": "0", "pool": "ingress_lossless_pool", "size": "19456", "xoff": factory.LosslessXoff(speed, cable), "xon": "19456"}
 		}
 	}
 	if wred, ok := db["WRED_PROFILE"].(map[string]any); ok {
@@ -143,8 +118,8 @@ func (d *sonicDevice) materialize(db map[string]any) {
 	}
 }
 
-func (d *sonicDevice) generatedProfile(db map[string]any, port string) string {
-	speed, cable := "100000", "5m"
+func (d *sonicDevice) generatedProfile(db map[string]any, port string) (name, speed, cable string) {
+	speed, cable = "100000", "5m"
 	if ports, ok := db["PORT"].(map[string]any); ok {
 		if p, ok := ports[port].(map[string]any); ok {
 			if s, ok := p["speed"].(string); ok {
@@ -161,7 +136,7 @@ func (d *sonicDevice) generatedProfile(db map[string]any, port string) string {
 			}
 		}
 	}
-	return "pg_lossless_" + speed + "_" + cable + "_profile"
+	return factory.LosslessProfile(speed, cable), speed, cable
 }
 
 func marshalConfigDB(v any) string {
@@ -547,7 +522,7 @@ var sonicTables = map[string]bool{
 	"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP": true, "PORT_QOS_MAP": true, "WRED_PROFILE": true, "SCHEDULER": true,
 	"QUEUE": true, "BUFFER_PG": true, "BUFFER_QUEUE": true, "BUFFER_PROFILE": true, "BUFFER_POOL": true,
 	"CABLE_LENGTH": true, "PFC_WD": true, "DEVICE_METADATA": true, "PORTCHANNEL": true, "PORTCHANNEL_MEMBER": true,
-	"LOOPBACK_INTERFACE": true, "INTERFACE": true, "VLAN_INTERFACE": true, "MGMT_INTERFACE": true,
+	"LOOPBACK_INTERFACE": true, "INTERFACE": true, "VLAN_INTERFACE": true, "MGMT_INTERFACE": true, "MGMT_PORT": true,
 	"DEFAULT_LOSSLESS_BUFFER_PARAMETER": true, "FLEX_COUNTER_TABLE": true, "LLDP": true, "FEATURE": true,
 }
 
