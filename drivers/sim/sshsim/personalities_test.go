@@ -114,7 +114,7 @@ func TestSONiC(t *testing.T) {
 		c.do("base64 -d " + file + ".b64 > " + file)
 	}
 	t.Run("apply-patch, checkpoint and rollback", func(t *testing.T) {
-		sim := startSim(t, Options{Personality: SONiC, Hostname: "sonic1", Ports: 2})
+		sim := startSim(t, Options{Personality: SONiC, Hostname: "sonic1", Ports: 2, BufferModel: "traditional"})
 		before := sim.Config()
 		c := newConsole(t, sim)
 		if c.prompt() != "admin@sonic1:~$ " {
@@ -140,6 +140,20 @@ func TestSONiC(t *testing.T) {
 		}
 		if out := c.do("sudo config rollback cp"); !strings.HasSuffix(out, "Config rolled back successfully.") || sim.Config() != before {
 			t.Fatalf("rollback: %q", out)
+		}
+	})
+	t.Run("the dynamic buffer model keeps NULL in config_db", func(t *testing.T) {
+		sim := startSim(t, Options{Personality: SONiC, Hostname: "sonic1", Ports: 2})
+		c := newConsole(t, sim)
+		write(c, "/tmp/p.json", []map[string]any{
+			{"op": "add", "path": "/BUFFER_PG/Ethernet0|3", "value": map[string]any{"profile": "NULL"}},
+		})
+		if out := c.do("sudo config apply-patch /tmp/p.json"); !strings.HasSuffix(out, "Patch applied successfully.") {
+			t.Fatalf("apply-patch: %q", out)
+		}
+		show := c.do("show runningconfiguration all")
+		if strings.Contains(show, "pg_lossless_") || !strings.Contains(show, `"Ethernet0|3": {`+"\n"+`            "profile": "NULL"`) {
+			t.Errorf("dynamic model: config_db should keep the NULL profile:\n%s", show)
 		}
 	})
 	t.Run("invalid patches change nothing", func(t *testing.T) {

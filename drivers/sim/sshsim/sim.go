@@ -68,6 +68,9 @@ type Options struct {
 	// Blank starts the device without the foreign configuration that a
 	// production switch carries (other interfaces, users, class-maps...).
 	Blank bool
+	// BufferModel is a SONiC switch's buffer model: "dynamic" (the
+	// default) or "traditional".
+	BufferModel string
 	// Ports is how many front-panel ports the device has (default 64 for
 	// NX-OS and EOS, 48 otherwise); the foreign configuration sits on the
 	// last ones.

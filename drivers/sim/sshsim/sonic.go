@@ -36,7 +36,7 @@ func sonicPort(i int) string { return factory.SONiCPort(i) }
 // configuration of a production switch unless the device starts blank.
 func sonicInitial(o Options) map[string]any {
 	db := map[string]any{}
-	for table, entries := range factory.SONiC(factory.SONiCOptions{Hostname: o.Hostname, Ports: o.Ports, Foreign: !o.Blank}) {
+	for table, entries := range factory.SONiC(factory.SONiCOptions{Hostname: o.Hostname, Ports: o.Ports, BufferModel: o.BufferModel, Foreign: !o.Blank}) {
 		t := map[string]any{}
 		for key, fields := range entries {
 			e := map[string]any{}
@@ -48,6 +48,17 @@ func sonicInitial(o Options) map[string]any {
 		db[table] = t
 	}
 	return db
+}
+
+// bufferModel is DEVICE_METADATA|localhost buffer_model.
+func bufferModel(db map[string]any) string {
+	if md, ok := db["DEVICE_METADATA"].(map[string]any); ok {
+		if lh, ok := md["localhost"].(map[string]any); ok {
+			m, _ := lh["buffer_model"].(string)
+			return m
+		}
+	}
+	return ""
 }
 
 func (d *sonicDevice) login(*session) string {
@@ -84,11 +95,14 @@ func (d *sonicDevice) config() string { return d.showRunning() }
 func (d *sonicDevice) showRunning() string { return marshalConfigDB(d.db) }
 
 // materialize does what SONiC's daemons write into config_db by themselves
-// after a change: the dynamic buffer model replaces a lossless priority
-// group's "NULL" profile with a generated pg_lossless_<speed>_<cable>_profile
-// (and creates it), and WRED profiles get their default fields.
+// after a change: under the traditional buffer model buffermgrd replaces a
+// lossless priority group's "NULL" profile with a generated
+// pg_lossless_<speed>_<cable>_profile (and creates it); under the dynamic
+// model config_db keeps "NULL" (the generated profile lives in APPL_DB, as
+// sonic-config-engine's dynamic-model sample output shows). WRED profiles
+// get their default fields.
 func (d *sonicDevice) materialize(db map[string]any) {
-	if pgs, ok := db["BUFFER_PG"].(map[string]any); ok {
+	if pgs, ok := db["BUFFER_PG"].(map[string]any); ok && bufferModel(db) == "traditional" {
 		for key, v := range pgs {
 			pg, ok := v.(map[string]any)
 			if !ok || pg["profile"] != "NULL" {
