@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -18,6 +19,19 @@ type Section struct {
 	Node *yaml.Node
 	// At is where the key was written (its field path names the section).
 	At Loc
+	// decoded keeps Decode's result per target type: a platform decodes
+	// its section on every render, and the node never changes.
+	decoded *sectionMemo
+}
+
+type sectionMemo struct {
+	mu     sync.Mutex
+	byType map[reflect.Type]decodedSection
+}
+
+type decodedSection struct {
+	value reflect.Value
+	diags Diagnostics
 }
 
 // Decode decodes the section into the schema struct into points at, as
@@ -28,10 +42,31 @@ func (s Section) Decode(into any) Diagnostics {
 	if v.Kind() != reflect.Pointer || v.IsNil() {
 		panic("intent: Section.Decode needs a non-nil pointer")
 	}
-	var diags Diagnostics
 	if s.Node == nil {
 		return nil
 	}
+	if s.decoded == nil {
+		return s.decode(v)
+	}
+	t := v.Elem().Type()
+	s.decoded.mu.Lock()
+	defer s.decoded.mu.Unlock()
+	if c, ok := s.decoded.byType[t]; ok {
+		v.Elem().Set(c.value)
+		return append(Diagnostics(nil), c.diags...)
+	}
+	diags := s.decode(v)
+	if s.decoded.byType == nil {
+		s.decoded.byType = map[reflect.Type]decodedSection{}
+	}
+	c := reflect.New(t).Elem()
+	c.Set(v.Elem())
+	s.decoded.byType[t] = decodedSection{value: c, diags: diags}
+	return append(Diagnostics(nil), diags...)
+}
+
+func (s Section) decode(v reflect.Value) Diagnostics {
+	var diags Diagnostics
 	d := newDecoder(s.At.File, &diags, s.Node, typeCache{})
 	d.decode(s.Node, v.Elem(), s.At.Field)
 	return diags
@@ -180,7 +215,7 @@ func (d *decoder) section(dst reflect.Value, name string, k, val *yaml.Node, fie
 	if s.m == nil {
 		s.m = map[string]Section{}
 	}
-	s.m[name] = Section{Node: val, At: d.loc(k, field)}
+	s.m[name] = Section{Node: val, At: d.loc(k, field), decoded: &sectionMemo{}}
 }
 
 // sectionsIndex is the index of a struct's Sections field, also through

@@ -50,3 +50,39 @@ func TestSectionsResolve(t *testing.T) {
 	}
 	_ = key("loop") // an alias nested in itself ends
 }
+
+// TestSectionDecodeRemembers: a section decodes the same value, and the
+// same diagnostics, every time (platforms decode theirs on every render,
+// so the result is kept), and a caller's copy is its own.
+func TestSectionDecodeRemembers(t *testing.T) {
+	r := mustResolve(t, lines(
+		"apiVersion: rocefab.io/v1alpha1",
+		"kind: Fabric",
+		"spec:",
+		"  switches:",
+		"    - {name: s, platform: p, plat: {size: 10MB, level: 1, typo: 2}}",
+	))
+	type settings struct {
+		Src
+		Size  *Bytes `yaml:"size"`
+		Level int    `yaml:"level"`
+	}
+	sec, ok := r.Switch("s").Section("plat")
+	if !ok {
+		t.Fatal("no section")
+	}
+	var first, second settings
+	d1, d2 := sec.Decode(&first), sec.Decode(&second)
+	if first.Size == nil || first.Size.N != 10_000_000 || first.Level != 1 || second.Size == nil || second.Size.N != first.Size.N || second.Level != 1 {
+		t.Fatalf("decoded %+v then %+v", first, second)
+	}
+	if len(d1) != 1 || len(d2) != 1 || d1[0].String() != d2[0].String() || !strings.Contains(d1[0].String(), "typo") {
+		t.Fatalf("diagnostics %v then %v", d1, d2)
+	}
+	first.Level = 7
+	var third settings
+	sec.Decode(&third)
+	if third.Level != 1 {
+		t.Fatalf("a caller's change reached the kept value: %+v", third)
+	}
+}
