@@ -35,6 +35,8 @@ var vendorExempt = map[string]string{
 	"agent/demo":        "demo",
 	"agent/cli/demo.go": "demo",
 	"examples":          "demo",
+	// SONiC's YANG as a test oracle (yanglint), imported only by tests.
+	"internal/sonicyang": "test oracle",
 	// The ASIC buffer facts cite the public ASIC tables they come from,
 	// which live in one vendor's repositories; no platform code.
 	"intent/headroom/asics.go": "citations",
@@ -179,5 +181,44 @@ func TestVendorWordsSkipsComments(t *testing.T) {
 	want := []string{"eosShow", `"show sonic"`}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("vendorWords = %q, want %q", got, want)
+	}
+}
+
+// TestOraclesOnlyInTests: the exempt test oracle stays one; no production
+// file imports it.
+func TestOraclesOnlyInTests(t *testing.T) {
+	root := filepath.Join("..", "..")
+	const oracle = `"github.com/rocefab/rocefab/internal/sonicyang"`
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, imp := range f.Imports {
+			if imp.Path.Value == oracle {
+				t.Errorf("%s imports the test oracle %s", path, oracle)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d files: the walk did not start at the module root", checked)
 	}
 }
