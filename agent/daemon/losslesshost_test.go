@@ -197,7 +197,12 @@ func TestEveryLosslessDetectorThroughTheAgent(t *testing.T) {
 				e.f.sims["leaf1"].Rate("Ethernet1", 3, gnmisim.PFCRxMicros, 0)
 				e.f.sims["leaf2"].Rate("Ethernet2", 3, gnmisim.PFCRxMicros, 0)
 			},
-			evidence: map[string]func(float64) bool{"hops": eq(2), "paused_ports": eq(2), "max_paused_fraction": within(0.3, 0.8)},
+			// The most paused hop reads about half; an agent stalled
+			// behind a loaded machine can see one interval's pause in
+			// less time (a stamp held back by the sample clock), so up
+			// to all of it. Holds keep such a reading from raising
+			// anything by itself.
+			evidence: map[string]func(float64) bool{"hops": eq(2), "paused_ports": eq(2), "max_paused_fraction": within(0.3, 1)},
 			msg:      []string{"spreads 2 hops upstream from gpu01 ens1f0np0: gpu01 ens1f0np0 → leaf1 Ethernet1 (paused", "→ leaf2 Ethernet2 (paused", "gpu01 is a host"},
 			related:  []telemetry.Subject{sw("leaf1", "Ethernet1", 3), sw("leaf2", "Ethernet2", 3)}},
 		{name: "ecn without cnp", code: telemetry.CodeECNWithoutCNP, subject: nicSubject, severity: notify.SeverityCritical,
