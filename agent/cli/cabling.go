@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -68,7 +67,7 @@ could not run; 64 on usage errors.`,
 			return err
 		}
 		cf := &cablingFlags{on: true, files: *files, socket: *socket}
-		if _, err := parseLLDPFiles(cf.files); err != nil {
+		if _, err := fleet.ParseLLDPFiles(cf.files); err != nil {
 			return err // a usage error before the intent is read
 		}
 		res, err := a.loadIntent(args)
@@ -233,23 +232,7 @@ func (f *cablingFlags) validate(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	_, err := parseLLDPFiles(f.files)
-	return err
-}
-
-// parseLLDPFiles parses the --lldp values; a malformed one is a usage
-// error.
-func parseLLDPFiles(files []string) (map[string]string, error) {
-	given, err := fleet.ParseLLDPFiles(files)
-	return given, fleetUsage(err)
-}
-
-// fleetUsage turns the fleet layer's usage errors into exit 64.
-func fleetUsage(err error) error {
-	var ue *fleet.UsageError
-	if errors.As(err, &ue) {
-		return &exitError{code: ExitUsage, err: ue.Err}
-	}
+	_, err := fleet.ParseLLDPFiles(f.files)
 	return err
 }
 
@@ -261,12 +244,11 @@ func (a *app) switchLLDP(df *deviceFlags, res *intent.Resolved) fleet.SwitchLLDP
 // report reads the cabling as rocefab cabling does: the saved files
 // given with --lldp, lldpcli in each namespace, the switches through sw.
 func (f *cablingFlags) report(ctx context.Context, res *intent.Resolved, sw fleet.SwitchLLDPReader) (*cabling.Report, error) {
-	given, err := parseLLDPFiles(f.files)
+	given, err := fleet.ParseLLDPFiles(f.files)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := fleet.ReadCabling(ctx, res, given, f.socket, sw)
-	return rep, fleetUsage(err)
+	return fleet.ReadCabling(ctx, res, given, f.socket, sw)
 }
 
 // verifiedOnly reads the cabling and returns the intent with only the

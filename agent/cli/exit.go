@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rocefab/rocefab/agent/fleet"
 )
 
 // Exit codes, one table for every command (README "Exit codes").
@@ -51,6 +53,11 @@ func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	// The fleet layer names a caller's mistake without knowing the CLI.
+	var ue *fleet.UsageError
+	if errors.As(err, &ue) {
+		return ExitUsage
 	}
 	return ExitFailure
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -43,9 +44,33 @@ var vendorExempt = map[string]string{
 }
 
 func TestNoVendorCodeOutsidePlatformFolders(t *testing.T) {
-	root := filepath.Join("..", "..")
 	var found []string
 	scanned := 0
+	walkProduction(t, func(rel, path string, exempt bool) {
+		if exempt {
+			return
+		}
+		scanned++
+		for _, w := range vendorWords(t, path) {
+			found = append(found, rel+": "+w)
+		}
+	})
+	if scanned < 100 {
+		t.Fatalf("scanned %d files: the walk did not start at the module root", scanned)
+	}
+	sort.Strings(found)
+	for _, f := range found {
+		t.Errorf("names a platform outside its folder: %s", f)
+	}
+}
+
+// walkProduction visits every non-test Go file of the module (relative
+// and walkable paths), saying whether it lies in a platform folder or an
+// exemption.
+func walkProduction(t *testing.T, visit func(rel, path string, exempt bool)) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	exemptDir := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -56,37 +81,19 @@ func TestNoVendorCodeOutsidePlatformFolders(t *testing.T) {
 			if strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" {
 				return filepath.SkipDir
 			}
-			for _, p := range platformFolders {
-				if rel == "renderers/"+p {
-					return filepath.SkipDir
-				}
-			}
-			if _, ok := vendorExempt[rel]; ok {
-				return filepath.SkipDir
-			}
+			_, exempt := vendorExempt[rel]
+			exemptDir[rel] = exempt || exemptDir[filepath.ToSlash(filepath.Dir(rel))] || slices.Contains(platformFolders, strings.TrimPrefix(rel, "renderers/"))
 			return nil
 		}
 		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
 			return nil
 		}
-		if _, ok := vendorExempt[rel]; ok {
-			return nil
-		}
-		scanned++
-		for _, w := range vendorWords(t, path) {
-			found = append(found, rel+": "+w)
-		}
+		_, exempt := vendorExempt[rel]
+		visit(rel, path, exempt || exemptDir[filepath.ToSlash(filepath.Dir(rel))])
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if scanned < 100 {
-		t.Fatalf("scanned %d files: the walk did not start at the module root", scanned)
-	}
-	sort.Strings(found)
-	for _, f := range found {
-		t.Errorf("names a platform outside its folder: %s", f)
 	}
 }
 
@@ -187,37 +194,20 @@ func TestVendorWordsSkipsComments(t *testing.T) {
 // TestOraclesOnlyInTests: the exempt test oracle stays one; no production
 // file imports it.
 func TestOraclesOnlyInTests(t *testing.T) {
-	root := filepath.Join("..", "..")
 	const oracle = `"github.com/rocefab/rocefab/internal/sonicyang"`
 	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") && path != root || d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	walkProduction(t, func(rel, path string, _ bool) {
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		checked++
 		for _, imp := range f.Imports {
 			if imp.Path.Value == oracle {
-				t.Errorf("%s imports the test oracle %s", path, oracle)
+				t.Errorf("%s imports the test oracle %s", rel, oracle)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if checked < 100 {
 		t.Fatalf("checked %d files: the walk did not start at the module root", checked)
 	}

@@ -30,8 +30,6 @@ func newSONiCDevice(s *Sim) (personality, error) {
 	return d, nil
 }
 
-func sonicPort(i int) string { return factory.SONiCPort(i) }
-
 // sonicInitial is the platform's factory CONFIG_DB, with the foreign
 // configuration of a production switch unless the device starts blank.
 func sonicInitial(o Options) map[string]any {
