@@ -70,7 +70,8 @@ type counterHub struct {
 type devCounters struct {
 	role    string
 	up      bool
-	updated time.Time
+	updated time.Time // when the device sampled its latest counters
+	arrived time.Time // when they reached the agent
 	// keyPrios are the priorities whose series are key (bit p for p);
 	// zero until the device's stream says, and then every priority is.
 	keyPrios uint8
@@ -329,9 +330,16 @@ func (h *counterHub) setKeyPriorities(device string, prios []int) {
 	}
 }
 
-// set stores samples, refusing counters beyond maxHeld; it returns how
-// many it refused.
+// set stores samples taken and arrived at at, refusing counters beyond
+// maxHeld; it returns how many it refused.
 func (h *counterHub) set(role string, samples []counters.Sample, at time.Time) int {
+	return h.setSampled(role, samples, at, at)
+}
+
+// setSampled is set for samples the device stamped at taken that arrived
+// at arrived: rates follow the device, currency the agent's clock.
+func (h *counterHub) setSampled(role string, samples []counters.Sample, taken, arrived time.Time) int {
+	at := taken
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	refused := 0
@@ -340,7 +348,7 @@ func (h *counterHub) set(role string, samples []counters.Sample, at time.Time) i
 	for _, s := range samples {
 		if d == nil || s.Device != cur {
 			d, cur = h.device(role, s.Device), s.Device
-			d.up, d.updated = true, at
+			d.up, d.updated, d.arrived = true, at, arrived
 		}
 		k := portCounter{s.Port, s.Counter}
 		c := d.vals[k]
@@ -449,9 +457,10 @@ func (h *counterHub) readings(t *telemetry.Topology) []telemetry.Reading {
 		for k, c := range d.vals {
 			buf = append(buf, telemetry.NamedSample{Port: k.Port, Counter: k.Counter, Value: c.v})
 		}
-		taken := d.updated
+		taken, arrived := d.updated, d.arrived
 		h.mu.Unlock()
 		r, _ := t.ReadingFrom(dev, taken, buf)
+		r.Arrived = arrived
 		out = append(out, r)
 	}
 	return out

@@ -217,7 +217,8 @@ func (s *switchStreams) subscribe(ctx context.Context, r *intent.Resolved, sw *i
 		}
 		if len(samples) > 0 {
 			got = true
-			s.a.hub.set(roleSwitch, samples, clock.at(batchTime(stamps), s.a.now()))
+			arrived := s.a.now()
+			s.a.hub.setSampled(roleSwitch, samples, clock.at(batchTime(stamps), arrived), arrived)
 		}
 	}
 	return got, ctx.Err()

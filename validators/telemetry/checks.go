@@ -53,7 +53,7 @@ func (d *Detector) checkStorm(r ref, p int, dl *deltas) {
 	frac, how, fok := d.pausedFraction(r, p, dl)
 	storms, wok := dl.p(p, WatchdogStorms)
 	if ek := (edgeKey{r, int8(p)}); fok && frac >= d.cfg.Propagation.ClearFraction {
-		d.paused[ek] = pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap}
+		d.paused[ek] = pauseEdge{r: r, prio: p, frac: frac, from: dl.from, to: dl.to, gap: dl.gap, arrived: d.devs[r.dev].arrived}
 	} else if fok && len(d.paused) > 0 { // a pause counter unknown this interval (a glitch) is no end of the pause
 		delete(d.paused, ek)
 	}

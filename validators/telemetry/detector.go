@@ -26,6 +26,7 @@ type Detector struct {
 type devState struct {
 	ports     []portState
 	at        time.Time
+	arrived   time.Time // the latest sample's arrival (Reading.Arrived)
 	evalRound uint32
 	ceilPrio  [NumPrioMetrics]float64
 	ceilPort  [NumPortMetrics]float64
@@ -154,8 +155,8 @@ func (d *Detector) Observe(readings []Reading) Report {
 	var latest time.Time
 	for i := range readings {
 		rep.Readings = append(rep.Readings, d.ingest(&readings[i]))
-		if readings[i].Taken.After(latest) {
-			latest = readings[i].Taken
+		if a := readings[i].arrival(); a.After(latest) {
+			latest = a
 		}
 	}
 	d.checkAcrossCables()
@@ -173,6 +174,9 @@ func (d *Detector) ingest(r *Reading) ReadingStatus {
 		return rs
 	}
 	dev, ds := &d.topo.devs[di], &d.devs[di]
+	if a := r.arrival(); a.After(ds.arrived) {
+		ds.arrived = a // the checks below record it with what they find
+	}
 	if !ds.at.IsZero() {
 		rs.Elapsed = r.Taken.Sub(ds.at)
 	}

@@ -516,6 +516,31 @@ func TestDetectors(t *testing.T) {
 			},
 		},
 		{
+			// The switches' readings carry their own sample times, two
+			// intervals before they arrived; the hosts' are stamped on
+			// arrival. Which pauses are current is judged by arrival, so
+			// the spread is the same as above.
+			name: "pause spreading from a host, switches stamped by their own clocks", rounds: 5,
+			setup: func(s *sim) {
+				for _, d := range s.devs {
+					if !d.host {
+						d.lag = 2 * el
+					}
+				}
+			},
+			step: func(s *sim, r int) {
+				s.pause("leaf2", "Ethernet1", 3, 0.5, el)
+				s.pause("spine1", "Ethernet2", 3, 0.4, el)
+				s.pause("leaf1", "Ethernet49", 3, 0.3, el)
+				s.pause("gpu2", "ens1f0np0", 3, 0.25, el)
+			},
+			check: func(t *testing.T, h *history) {
+				wantOnly(t, h, "pause_propagation gpu3 priority 3")
+				_, f := h.raisedAt(CodePausePropagation, "gpu3 priority 3")
+				wantEvidence(t, f, "hops", 4)
+			},
+		},
+		{
 			// Guo et al., SIGCOMM 2016: a NIC whose receive path stalls pauses
 			// its ToR without end; the ToR pauses the spine, the spine the
 			// other ToRs, they their hosts. leaf2's watchdog trips and drops

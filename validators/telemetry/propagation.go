@@ -15,6 +15,7 @@ type pauseEdge struct {
 	frac     float64
 	from, to time.Time
 	gap      bool
+	arrived  time.Time // when the sample that found it arrived
 }
 
 type edgeKey struct {
@@ -31,7 +32,7 @@ type edgeKey struct {
 func (d *Detector) pausedEdges(now time.Time) {
 	carry := d.cfg.Interval + d.cfg.Interval/2
 	for k, e := range d.paused {
-		if now.Sub(e.to) > carry {
+		if now.Sub(e.arrived) > carry {
 			delete(d.paused, k)
 			continue
 		}

@@ -6,8 +6,14 @@ import "time"
 // answered for, at one moment.
 type Reading struct {
 	Device string
-	Taken  time.Time
-	Ports  []PortCounters
+	// Taken is when the device sampled the counters: rates use it.
+	Taken time.Time
+	// Arrived is when the sample reached the reader, on the reader's one
+	// clock (zero: Taken). Which samples are current across devices is
+	// judged by it: devices stamped by their own clocks, or read late
+	// behind a busy reader, are not behind the fabric.
+	Arrived time.Time
+	Ports   []PortCounters
 	// Narrow are the counters this source reads as 32-bit (SNMP Counter32,
 	// some ASIC registers); all others are 64-bit.
 	Narrow Widths
@@ -61,4 +67,12 @@ func (pc *PortCounters) Add(prio int, m PrioMetric, v uint64) {
 func (pc *PortCounters) AddPort(m PortMetric, v uint64) {
 	pc.Port.V[m] += v
 	pc.Port.Has |= 1 << m
+}
+
+// arrival is when the reading arrived, Taken if unknown.
+func (r *Reading) arrival() time.Time {
+	if r.Arrived.IsZero() {
+		return r.Taken
+	}
+	return r.Arrived
 }

@@ -23,6 +23,9 @@ type simDev struct {
 	narrow Widths
 	skip   bool          // not read in the next round
 	jitter time.Duration // added to the next reading's time
+	// lag stamps every reading this much before it arrives, as a device
+	// stamping by its own clock, read behind a busy reader, does.
+	lag time.Duration
 }
 
 var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -112,8 +115,11 @@ func (s *sim) round(dt time.Duration) []Reading {
 			d.skip = false
 			continue
 		}
-		r := Reading{Device: d.name, Taken: s.now.Add(d.jitter), Narrow: d.narrow,
+		r := Reading{Device: d.name, Taken: s.now.Add(d.jitter - d.lag), Narrow: d.narrow,
 			Ports: append([]PortCounters(nil), d.ports...)}
+		if d.lag != 0 {
+			r.Arrived = s.now
+		}
 		d.jitter = 0
 		out = append(out, r)
 	}
