@@ -83,6 +83,13 @@ type Pending interface {
 	Rollback(ctx context.Context) error
 }
 
+// Reverting is a Pending the device itself rolls back unless confirmed in
+// time (a gNMI confirmed commit): a confirmation that failed or went
+// unanswered is settled by reading the device back, never assumed.
+type Reverting interface {
+	Reverts() bool
+}
+
 // Credentials are resolved secrets. They are never logged: String hides
 // the password.
 type Credentials struct {

@@ -238,34 +238,7 @@ func (e *Engine) finishPending(ctx context.Context, p *compliance.Plan, run *Act
 	defer locks.Unlock(dp.Device)
 	defer a.drv.Close()
 	if confirm {
-		err := a.pending.Confirm(ctx)
-		if drivers.CommitUnknown(err) {
-			// Asked again, the device either confirms or says nothing waits.
-			err = a.pending.Confirm(ctx)
-		}
-		state, after, rerr := e.readState(ctx, a.drv, dp, a.before)
-		switch {
-		case state == stateNew && (err == nil || !drivers.CommitUnknown(err)):
-			if err != nil {
-				e.log.Info("the device no longer waits for confirmation and holds the change: an earlier confirmation took effect", zap.String("device", dp.Device), zap.Error(err))
-			}
-			e.settleApplied(run, opt.Store, a.idx, dp, after)
-			return true
-		case state == stateOld:
-			reason := "confirm failed and the device rolled the change back"
-			if err != nil {
-				reason += ": " + deviceMessage(dp.Device, err)
-			}
-			e.settle(run, opt.Store, a.idx, dp.Device, OutcomeRolledBack, reason)
-			return false
-		default:
-			reason := "the confirmation went unanswered and the device could not be told apart (it rolls the change back by itself when the confirm window ends, unless the confirmation took effect): read it again with drift"
-			if rerr != nil {
-				reason += "; read-back: " + rerr.Error()
-			}
-			e.settleUnknown(run, opt.Store, a.idx, dp.Device, reason)
-			return false
-		}
+		return e.settleConfirm(ctx, run, opt, a.idx, dp, a.drv, a.pending, a.before, a.pending.Confirm(ctx), "")
 	}
 	reason := "verification failed"
 	run.Read(func(r *RunReport) {
@@ -280,6 +253,42 @@ func (e *Engine) finishPending(ctx context.Context, p *compliance.Plan, run *Act
 	}
 	e.settle(run, opt.Store, a.idx, dp.Device, outcome, reason)
 	return false
+}
+
+// settleConfirm settles a change whose confirmation answered err: the
+// read-back, not the answer, says what the device runs. note prefixes the
+// outcome's reason.
+func (e *Engine) settleConfirm(ctx context.Context, run *ActiveRun, opt ApplyOptions, i int, dp *compliance.DevicePlan, drv drivers.Driver, pending drivers.Pending, before *drivers.Running, err error, note string) bool {
+	if drivers.CommitUnknown(err) {
+		// Asked again, the device either confirms or says nothing waits.
+		err = pending.Confirm(ctx)
+	}
+	state, after, rerr := e.readState(ctx, drv, dp, before)
+	switch {
+	case state == stateNew && (err == nil || !drivers.CommitUnknown(err)):
+		if err != nil {
+			e.log.Info("the device no longer waits for confirmation and holds the change: an earlier confirmation took effect", zap.String("device", dp.Device), zap.Error(err))
+		}
+		e.settleApplied(run, opt.Store, i, dp, after)
+		if note != "" {
+			_ = run.Update(func(r *RunReport) { r.Devices[i].Reason = note })
+		}
+		return true
+	case state == stateOld:
+		reason := "confirm failed and the device rolled the change back"
+		if err != nil {
+			reason += ": " + deviceMessage(dp.Device, err)
+		}
+		e.settle(run, opt.Store, i, dp.Device, OutcomeRolledBack, joinReason(note, reason))
+		return false
+	default:
+		reason := "the confirmation went unanswered and the device could not be told apart (it rolls the change back by itself when its commit timer ends, unless the confirmation took effect): read it again with drift"
+		if rerr != nil {
+			reason += "; read-back: " + rerr.Error()
+		}
+		e.settleUnknown(run, opt.Store, i, dp.Device, joinReason(note, reason))
+		return false
+	}
 }
 
 // applyDevice pushes one device. It returns the pending commit to confirm
@@ -439,8 +448,12 @@ func (e *Engine) readBack(ctx context.Context, run *ActiveRun, opt ApplyOptions,
 		return &applied{idx: i, drv: drv, pending: pending, before: before}, true
 	}
 	// Committed at once, read back right: the driver may drop the restore
-	// point it kept (a checkpoint, a region snapshot).
+	// point it kept (a checkpoint, a region snapshot), or confirm a change
+	// the device holds under its commit timer until now.
 	if err := pending.Confirm(ctx); err != nil {
+		if r, ok := pending.(drivers.Reverting); ok && r.Reverts() {
+			return nil, e.settleConfirm(ctx, run, opt, i, dp, drv, pending, before, err, note)
+		}
 		e.log.Warn("the change stands, but what kept it restorable could not be removed", zap.String("device", dp.Device), zap.Error(err))
 	}
 	e.settleApplied(run, opt.Store, i, dp, after)

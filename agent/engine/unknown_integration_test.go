@@ -54,12 +54,14 @@ var unknownCases = []struct {
 	{enginetest.NXOS, "drop-before", "old", engine.OutcomeFailed},
 	{enginetest.NXOS, "drop-after", "old", engine.OutcomeFailed},
 	{enginetest.NXOS, "hang", "old", engine.OutcomeFailed},
-	// One SetRequest is one transaction: the driver sends it again, and
-	// the read-back that fails leaves it unknown.
-	{enginetest.SONiC, "drop-before", "new", engine.OutcomeUnknown},
+	// One SetRequest is one transaction, a confirmed commit held until the
+	// read-back. It is sent once (sent again, a commit that took effect
+	// unseen would refuse it), and the read-back that fails leaves it
+	// unknown; once it answers, the device is found old or new.
+	{enginetest.SONiC, "drop-before", "old", engine.OutcomeUnknown},
 	{enginetest.SONiC, "drop-after", "new", engine.OutcomeUnknown},
 	{enginetest.SONiC, "hang", "new", engine.OutcomeUnknown},
-	{enginetest.OpenConfig, "drop-before", "new", engine.OutcomeUnknown},
+	{enginetest.OpenConfig, "drop-before", "old", engine.OutcomeUnknown},
 	{enginetest.OpenConfig, "drop-after", "new", engine.OutcomeUnknown},
 	{enginetest.OpenConfig, "hang", "new", engine.OutcomeUnknown},
 }

@@ -48,6 +48,7 @@ type Driver struct {
 
 	mu      sync.Mutex
 	pending map[*fallbackPending]struct{}
+	held    *extPending // a change under the commit timer until read back
 }
 
 var _ drivers.Driver = (*Driver)(nil)
@@ -133,6 +134,9 @@ func (d *Driver) CommitConfirmed() bool { return d.commitExt }
 // Close rolls back any change still waiting for a rocefab-side confirm
 // (it could not be rolled back later) and closes the connection.
 func (d *Driver) Close() error {
+	kctx, kcancel := context.WithTimeout(context.Background(), d.opt.Timeout)
+	keepErr := d.keepHeld(kctx)
+	kcancel()
 	d.mu.Lock()
 	var open []*fallbackPending
 	for p := range d.pending {
@@ -145,7 +149,7 @@ func (d *Driver) Close() error {
 		errs = append(errs, p.Rollback(ctx))
 		cancel()
 	}
-	errs = append(errs, d.conn.Close())
+	errs = append(errs, keepErr, d.conn.Close())
 	return errors.Join(errs...)
 }
 
@@ -461,6 +465,16 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 		return nil, err
 	}
 	summary := patchSummary(patch)
+	if err := d.keepHeld(ctx); err != nil {
+		d.log.Warn("confirming the previous change before the next push failed; reading the target back tells what it runs", zap.Error(err))
+	}
+	if opt.ConfirmWindow <= 0 && d.commitExt {
+		p, err := d.pushHeld(ctx, req, patch, opt)
+		if !errors.Is(err, drivers.ErrUnsupported) {
+			return p, err
+		}
+		d.log.Info("target refused the Commit extension; pushing without a device lock", zap.Error(err))
+	}
 	if opt.ConfirmWindow <= 0 {
 		// The region is read first so the change can be undone exactly if
 		// the caller's read-back finds it wrong. A retried Set that the
@@ -480,7 +494,7 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 		return held, nil
 	}
 	if d.commitExt {
-		id := newCommitID()
+		id := commitID(opt.RunID)
 		withExt := cloneSet(req)
 		withExt.Extension = []*gnmiext.Extension{commitExt(id, &gnmiext.Commit_Commit{Commit: &gnmiext.CommitRequest{RollbackDuration: durationpbOf(opt.ConfirmWindow)}})}
 		// Sent once: a second commit with the same ID would be refused
@@ -526,6 +540,11 @@ func (d *Driver) setOnce(ctx context.Context, req *gnmipb.SetRequest, patch devc
 	_, err := d.client.Set(cctx, req)
 	if err == nil {
 		return nil
+	}
+	if st := status.Convert(err); st.Code() == codes.FailedPrecondition {
+		// Only one commit waits at a time: whoever holds it holds the
+		// device (gnmi-commit-confirmed.md, 3.2.1).
+		return d.deviceErr("lock", "commit", st.Message(), fmt.Errorf("%w: another commit waits for confirmation on the device", drivers.ErrLocked))
 	}
 	return d.classify("push", d.rejectedLine(status.Convert(err).Message(), patch), err)
 }
@@ -802,12 +821,30 @@ func (committed) Rollback(context.Context) error {
 }
 
 // extPending is a commit the target rolls back by itself unless confirmed.
+// A held one is a change without a confirm window, under the timer only
+// until the caller read it back.
 type extPending struct {
-	d  *Driver
-	id string
+	d    *Driver
+	id   string
+	held bool
 }
 
 func (p *extPending) ID() string { return p.id }
+
+// Reverts: the target rolls the change back unless confirmed in time.
+func (p *extPending) Reverts() bool { return true }
+
+// settled forgets a held change once confirmed or cancelled.
+func (p *extPending) settled() {
+	if !p.held {
+		return
+	}
+	p.d.mu.Lock()
+	if p.d.held == p {
+		p.d.held = nil
+	}
+	p.d.mu.Unlock()
+}
 
 // Confirm confirms the commit. A confirmation whose answer was lost is
 // ErrCommitUnknown; one the target refuses because no such commit waits
@@ -818,11 +855,16 @@ func (p *extPending) Confirm(ctx context.Context) error {
 	if unanswered(err) {
 		return commitUnknown(err)
 	}
+	p.settled() // confirmed, or nothing of it waits any more
 	return err
 }
 
 func (p *extPending) Rollback(ctx context.Context) error {
-	return p.action(ctx, "rollback", &gnmiext.Commit_Cancel{Cancel: &gnmiext.CommitCancel{}})
+	err := p.action(ctx, "rollback", &gnmiext.Commit_Cancel{Cancel: &gnmiext.CommitCancel{}})
+	if !unanswered(err) {
+		p.settled()
+	}
+	return err
 }
 
 func (p *extPending) action(ctx context.Context, step string, a any) error {

@@ -167,6 +167,11 @@ func (t *Target) Set(ctx context.Context, req *gnmipb.SetRequest) (*gnmipb.SetRe
 		if t.pending != nil {
 			return nil, status.Errorf(codes.FailedPrecondition, "commit %q is already pending confirmation", t.pending.id)
 		}
+	} else if t.pending != nil {
+		// "If a SetRequest call is made without extension whilst an existing
+		// rollback counter is running then a FAILED PRECONDITION error is
+		// returned" (gnmi-commit-confirmed.md, 3.2.1).
+		return nil, status.Errorf(codes.FailedPrecondition, "commit %q is pending confirmation: no other change until it is confirmed or cancelled", t.pending.id)
 	}
 
 	next := t.tree.clone()
@@ -321,8 +326,13 @@ func (t *Target) commitAction(req *gnmipb.SetRequest, c *gnmiext.Commit) (*gnmip
 	if len(req.GetDelete())+len(req.GetReplace())+len(req.GetUpdate()) > 0 {
 		return nil, status.Error(codes.InvalidArgument, "confirm, cancel and set-rollback-duration carry no changes")
 	}
-	if t.pending == nil || t.pending.id != c.GetId() {
-		return nil, status.Errorf(codes.NotFound, "no pending commit %q", c.GetId())
+	// Not waiting is FAILED_PRECONDITION, another commit's ID
+	// INVALID_ARGUMENT (gnmi-commit-confirmed.md, 3.2.2 to 3.2.4).
+	if t.pending == nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "no commit is pending confirmation (asked for %q)", c.GetId())
+	}
+	if t.pending.id != c.GetId() {
+		return nil, status.Errorf(codes.InvalidArgument, "commit %q is not the pending one", c.GetId())
 	}
 	switch a := c.GetAction().(type) {
 	case *gnmiext.Commit_Confirm:
