@@ -57,6 +57,12 @@ func TestRunIsInterruptedWhenItsProcessDies(t *testing.T) {
 	}
 	_ = child.Process.Kill()
 	_ = child.Wait()
+	// flock forks sleep, which holds the lock's file for an instant until
+	// it closes it (-o) on exec: the lock goes once both have let go.
+	deadline = time.Now().Add(10 * time.Second)
+	for store.Alive(rep.ID) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if got, _ := store.LoadReport(rep.ID); got.Status != StatusInterrupted {
 		t.Fatalf("its process killed: %s", got.Status)
 	}
