@@ -81,6 +81,15 @@ func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle,
 	}
 	file := "/tmp/" + c.ID + ".json"
 	if _, err := s.Send(ctx, "push", "sudo config checkpoint "+c.ID); err != nil {
+		if !s.Is(err, devcfg.FailRejected) {
+			// The answer was lost: the checkpoint may stand, and must not
+			// stay behind.
+			cctx, cancel := s.CleanupContext(ctx)
+			defer cancel()
+			if derr := s.CleanupSend(cctx, "push", "sudo config delete-checkpoint "+c.ID, "does not exist"); derr != nil {
+				s.Log().Warn("the checkpoint of a failed push could not be removed; the next run removes it", zap.Error(derr))
+			}
+		}
 		unlock()
 		return nil, err
 	}
@@ -94,13 +103,13 @@ func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle,
 		if err := s.CleanupSend(ctx, "rollback", "sudo config delete-checkpoint "+c.ID, "does not exist"); err != nil {
 			s.Log().Warn("rolled back, but the checkpoint could not be removed; the next run removes it", zap.Error(err))
 		}
-		s.SendQuiet(ctx, "rollback", "rm -f "+file+" "+file+".b64 "+file+".log")
+		removeFiles(ctx, s, "rollback", file)
 		s.ShellUnlock(ctx)
 		return nil
 	}
 	discard := func(ctx context.Context) error {
 		err := s.CleanupSend(ctx, "confirm", "sudo config delete-checkpoint "+c.ID, "does not exist")
-		s.SendQuiet(ctx, "confirm", "rm -f "+file+" "+file+".b64 "+file+".log")
+		removeFiles(ctx, s, "confirm", file)
 		s.ShellUnlock(ctx)
 		return err
 	}
@@ -124,6 +133,14 @@ func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle,
 		return &devcfg.Settle{Kind: devcfg.SettleHeld, Rollback: restore, Discard: discard}, nil
 	}
 	return &devcfg.Settle{Kind: devcfg.SettleLocal, Window: c.Window, Rollback: restore, Discard: discard}, nil
+}
+
+// removeFiles removes a push's files, on a fresh session if the old one
+// dropped; what stays is only logged, the next run removes it.
+func removeFiles(ctx context.Context, s devcfg.Session, step, file string) {
+	if err := s.CleanupSend(ctx, step, "rm -f "+file+" "+file+".b64 "+file+".log"); err != nil {
+		s.Log().Warn("the push's files could not be removed; the next run removes them", zap.Error(err))
+	}
 }
 
 // apply runs apply-patch under nohup and returns its output. A session
