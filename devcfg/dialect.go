@@ -58,6 +58,10 @@ type Push struct {
 	// Holder says who pushes (run, host, process), for lock descriptions.
 	Holder string
 	Patch  Patch
+	// Changes are what Patch was built from, for a dialect that writes
+	// the whole configuration instead of typing lines (NX-OS configure
+	// replace); nil when the caller had none.
+	Changes []Change
 	// Window is the confirm window; zero commits at once.
 	Window time.Duration
 }
@@ -113,6 +117,11 @@ type Settle struct {
 	// Done runs once a SettleDevice change is settled (a lock release);
 	// may be nil.
 	Done func(context.Context)
+	// Reverts: a SettleHeld change stands under the device's own rollback
+	// timer until Discard confirms it (NX-OS commit-timeout), so a failed
+	// or unanswered Discard is no mere leftover: the caller reads the
+	// device back to learn which way it went.
+	Reverts bool
 }
 
 // Session is the SSH driver's side of a dialect: one shell on the device,
@@ -152,6 +161,10 @@ type Session interface {
 	// ReadRunning reads the running configuration with cmd, checks it as
 	// CheckExpect does and returns it raw.
 	ReadRunning(ctx context.Context, cmd string) (string, error)
+	// WriteFile copies data to path on the device over the session's SSH
+	// connection (SCP). A device that refuses the copy fails it with
+	// FailUnsupported.
+	WriteFile(ctx context.Context, path string, data []byte) error
 	// ShellLock takes the lock runners on a Linux shell share, or fails
 	// with FailLocked naming its holder; ShellUnlock releases it.
 	ShellLock(ctx context.Context, holder string) error

@@ -65,6 +65,10 @@ type PushOptions struct {
 	// owned configuration changed meanwhile: nobody can slip a change in
 	// between the check and the commit. Empty skips the check.
 	Expect string
+	// Changes are the changes the patch was built from; a driver that
+	// writes the whole configuration (NX-OS configure replace) builds it
+	// from them. Nil: the driver pushes the patch as it is.
+	Changes []devcfg.Change
 }
 
 // Cleaner is a driver that can remove what an interrupted run left on the

@@ -19,6 +19,7 @@ import (
 	"github.com/rocefab/rocefab/agent/compliance"
 	"github.com/rocefab/rocefab/agent/engine"
 	"github.com/rocefab/rocefab/agent/engine/enginetest"
+	"github.com/rocefab/rocefab/drivers/sim/sshsim"
 )
 
 // These tests run the rocefab binary users run, built from cmd/rocefab,
@@ -133,8 +134,9 @@ func waitLeftovers(f *enginetest.Fleet) map[string][]string {
 
 // TestCrashKilledApply: the rocefab binary is killed with SIGKILL at a
 // random point of an apply to one switch of every platform, again and
-// again. Right after each kill every device that commits atomically holds
-// its old or its new configuration whole; `rocefab runs` lists the run as
+// again. Right after each kill every device holds its old or its new
+// configuration whole (NX-OS too: its configuration is replaced in one
+// step); `rocefab runs` lists the run as
 // interrupted; drift says so on the devices it was pushing. Then, in turn,
 // rollback RUN_ID brings every device back to rocefab's old configuration,
 // or a second apply says the run was interrupted and finishes the job;
@@ -206,11 +208,7 @@ func TestCrashKilledApply(t *testing.T) {
 		}
 		name := fmt.Sprintf("round %d (kill at line %d of %d)", round, kill, total)
 		for _, sw := range f.Switches {
-			cfg := sw.Config()
-			if sw.Kind == enginetest.NXOS {
-				continue // NX-OS applies lines as they are typed: settled below
-			}
-			if cfg != old[sw.Name] && cfg != newCfg[sw.Name] {
+			if cfg := sw.Config(); cfg != old[sw.Name] && cfg != newCfg[sw.Name] {
 				t.Errorf("%s: %s holds neither its old nor its new configuration right after the kill", name, sw.Name)
 			}
 		}
@@ -294,6 +292,95 @@ func TestCrashKilledApply(t *testing.T) {
 		}
 		if settled < inProgress {
 			t.Errorf("%s: %d device(s) were in progress, the record settled %d: %+v", name, inProgress, settled, rep.Devices)
+		}
+	}
+}
+
+// TestCrashKilledNXOSReplace: the rocefab binary is killed at each step
+// of an NX-OS push: while the new configuration is copied (slowly, so the
+// kill lands before the copy ends), while `configure replace` runs (the
+// device answers late, so the kill lands after it took effect and before
+// any confirmation) and as the
+// confirmation is sent. Right after each kill the switch holds its old or
+// its new configuration whole. Killed before confirming, the switch rolls
+// the change back by itself when its commit timer ends, with nobody left
+// to ask it; the next apply then finishes the job and leaves nothing
+// behind. Each point is tried twice.
+func TestCrashKilledNXOSReplace(t *testing.T) {
+	bin := rocefabBinary(t)
+	// A device second of 10 ms: the 120 s commit timer ends in 1.2 s.
+	f := enginetest.Start(t, []enginetest.Spec{{Name: "leaf-nxos", Kind: enginetest.NXOS, Ports: 2, DeviceSecond: 10 * time.Millisecond}})
+	intent := f.WriteIntent(t, "fabric.yaml", enginetest.Params{})
+	sw := f.Switch("leaf-nxos")
+	reset := sw.Save()
+	old := sw.Config()
+	points := []struct {
+		match string
+		slow  bool
+		want  string // right after the kill: old, new, or either
+		timer bool   // the commit timer still runs and rolls back
+	}{
+		{"scp -t bootflash:", true, "old", false},
+		{"configure replace bootflash:", true, "new", true},
+		{"configure replace commit", false, "either", false},
+	}
+	var newCfg string
+	for _, p := range points {
+		for round := range 2 {
+			if err := reset(); err != nil {
+				t.Fatal(err)
+			}
+			name := fmt.Sprintf("killed at %q, round %d", p.match, round)
+			if p.slow {
+				sw.SSH.SetFaults(sshsim.Faults{Steps: []sshsim.StepFault{{Match: p.match, Action: sshsim.Slow, Delay: 2 * time.Second}}})
+			}
+			sw.SSH.ResetReceived()
+			state := t.TempDir()
+			killed := killWhen(t, func() bool {
+				return slices.ContainsFunc(sw.SSH.Received(), func(l string) bool { return strings.Contains(l, p.match) })
+			}, bin, "apply", intent, "--auto-approve", "--allow-disruptive", "--state-dir", state, "--timeout", "10s")
+			sw.ClearFaults()
+			if !killed {
+				t.Fatalf("%s: the apply finished before the kill point", name)
+			}
+			cfg := sw.Config()
+			switch {
+			case p.want == "old" && cfg != old:
+				t.Errorf("%s: the switch changed although the replace never ran", name)
+			case p.want == "new" && cfg == old:
+				t.Errorf("%s: the replace took no effect before the kill", name)
+			}
+			if p.want == "new" {
+				newCfg = cfg
+			}
+			if newCfg != "" && cfg != old && cfg != newCfg {
+				t.Errorf("%s: the switch holds neither its old nor its new configuration", name)
+			}
+			if p.timer {
+				// Nobody confirms: the switch goes back by itself.
+				deadline := time.Now().Add(10 * time.Second)
+				for sw.Config() != old && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if sw.Config() != old {
+					t.Errorf("%s: the commit timer did not roll the unconfirmed change back", name)
+				}
+			}
+			var runs []engine.RunSummary
+			_, listing, _ := binRun(t, bin, "runs", "-o", "json", "--state-dir", state)
+			if err := json.Unmarshal([]byte(listing), &runs); err != nil || len(runs) != 1 || runs[0].Status != engine.StatusInterrupted {
+				t.Fatalf("%s: rocefab runs does not list one interrupted run: %v\n%s", name, err, listing)
+			}
+			code, apOut, apErr := binRun(t, bin, "apply", intent, "--auto-approve", "--allow-disruptive", "--state-dir", state, "--timeout", "10s")
+			if code != ExitOK {
+				t.Errorf("%s: apply after the kill: exit %d\n%s\n%s", name, code, apOut, apErr)
+			}
+			if got := driftChanges(t, bin, intent, t.TempDir()); strings.Contains(fmt.Sprint(got), "->") {
+				t.Errorf("%s: after the second apply the switch does not match the intent: %v", name, got)
+			}
+			if left := waitLeftovers(f); len(left) > 0 {
+				t.Errorf("%s: left on the switch: %v", name, left)
+			}
 		}
 	}
 }

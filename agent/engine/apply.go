@@ -399,7 +399,7 @@ func (e *Engine) push(ctx context.Context, drv drivers.Driver, dp *compliance.De
 	deadline := time.Now().Add(opt.LockWait)
 	for attempt := 0; ; attempt++ {
 		pushCtx, cancel := context.WithTimeout(ctx, e.pushBudget(dp.Patch))
-		pending, err := drv.Push(pushCtx, dp.Patch, drivers.PushOptions{ConfirmWindow: opt.ConfirmWindow, RunID: runID, Expect: dp.Fingerprint})
+		pending, err := drv.Push(pushCtx, dp.Patch, drivers.PushOptions{ConfirmWindow: opt.ConfirmWindow, RunID: runID, Expect: dp.Fingerprint, Changes: dp.Changes})
 		cancel()
 		if !errors.Is(err, drivers.ErrLocked) || !time.Now().Before(deadline) {
 			return pending, err
@@ -602,7 +602,7 @@ func (e *Engine) restore(ctx context.Context, drv drivers.Driver, snap *devcfg.C
 	}
 	patch := devcfg.BuildPatch(changes, syn)
 	pushCtx, cancel := context.WithTimeout(ctx, e.pushBudget(patch))
-	pending, err := drv.Push(pushCtx, patch, drivers.PushOptions{RunID: runID})
+	pending, err := drv.Push(pushCtx, patch, drivers.PushOptions{RunID: runID, Changes: changes})
 	cancel()
 	if err != nil && !drivers.CommitUnknown(err) {
 		return nil, fmt.Errorf("%s (device left unchanged)", deviceMessage(snap.Device, err))

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +21,14 @@ import (
 type faultStep struct {
 	what string
 	nth  int
+	// prefix: what is the part of a line before a run or change ID, which
+	// differs from one apply to the next; lines containing it are counted.
+	prefix bool
 }
+
+// changeID finds the run and change IDs rocefab writes into lines
+// (checkpoint descriptions, session, file and commit names).
+var changeID = regexp.MustCompile(`rocefab-\d{8}[T-]?\d{6}|run \d{8}T\d{6}|\d{8}T\d{6}\.\d+Z`)
 
 // matrixTimeout bounds each device call in the matrix: a hung step costs
 // this much. It is short for speed; a call that runs long on a loaded
@@ -112,6 +120,9 @@ func faultMatrix(t *testing.T, kind enginetest.Kind, window time.Duration) {
 			}
 			breakStep(sw, st, action)
 			rep := h.apply(plan, opt)
+			if sw.SSH != nil && sw.SSH.StepsFired() == 0 {
+				t.Errorf("%s: the fault never fired: the step is not where the clean apply had it", name)
+			}
 			sw.ClearFaults()
 			cases++
 			d := rep.Devices[0]
@@ -182,11 +193,28 @@ func matrixSteps(sw *enginetest.Switch, plan *compliance.Plan) []faultStep {
 	if len(cfgIdx) > 0 {
 		pick[cfgIdx[0]], pick[cfgIdx[len(cfgIdx)/2]], pick[cfgIdx[len(cfgIdx)-1]] = true, true, true
 	}
+	// The logout at Close comes after the run is recorded, and a session
+	// that ends may never deliver it: it is no step of the push.
+	end := len(seq)
+	for end > 0 && (seq[end-1] == "" || seq[end-1] == "exit") {
+		end--
+	}
 	seen := map[string]int{}
 	var steps []faultStep
-	for i, l := range seq {
+	for i, l := range seq[:end] {
 		seen[l]++
 		if l == "" || ((isConfig(l) || strings.HasSuffix(l, "/Get")) && !pick[i]) {
+			continue
+		}
+		if loc := changeID.FindStringIndex(l); sw.SSH != nil && loc != nil && loc[0] > 0 {
+			// Named after this apply's IDs: select it by what comes before.
+			key, nth := l[:loc[0]], 0
+			for _, m := range seq[:i+1] {
+				if strings.Contains(m, key) {
+					nth++
+				}
+			}
+			steps = append(steps, faultStep{what: key, nth: nth, prefix: true})
 			continue
 		}
 		steps = append(steps, faultStep{what: l, nth: seen[l]})
@@ -202,7 +230,7 @@ func breakStep(sw *enginetest.Switch, st faultStep, action string) {
 	}
 	a := map[string]sshsim.StepAction{"drop-before": sshsim.DropBefore, "drop-after": sshsim.DropAfter, "hang": sshsim.Hang, "slow": sshsim.Slow}[action]
 	// Match the whole line: a prefix of it would select other lines too.
-	sw.SSH.SetFaults(sshsim.Faults{Steps: []sshsim.StepFault{{Match: st.what, Nth: st.nth, Action: a, Delay: 20 * time.Millisecond, Exact: true}}})
+	sw.SSH.SetFaults(sshsim.Faults{Steps: []sshsim.StepFault{{Match: st.what, Nth: st.nth, Action: a, Delay: 20 * time.Millisecond, Exact: !st.prefix}}})
 }
 
 // waitNoLeftovers waits for the device to drop what the closed sessions

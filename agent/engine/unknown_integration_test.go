@@ -20,7 +20,7 @@ var commitStep = map[enginetest.Kind]struct{ commit, read string }{
 	enginetest.Junos:      {"commit comment", "show configuration | display set"},  // commit comment "run"
 	enginetest.Cumulus:    {"nv config apply", "nv config show -o json"},           // nv config apply -y
 	enginetest.SONiCSSH:   {"config apply-patch", "show runningconfiguration all"}, // sudo nohup ... config apply-patch
-	enginetest.NXOS:       {"end", "show running-config"},                          // lines typed one by one; end leaves config mode
+	enginetest.NXOS:       {"configure replace bootflash:", "show running-config"}, // configure replace ... commit-timeout
 	enginetest.SONiC:      {"/gnmi.gNMI/Set", "/gnmi.gNMI/Get"},
 	enginetest.OpenConfig: {"/gnmi.gNMI/Set", "/gnmi.gNMI/Get"},
 }
@@ -28,9 +28,9 @@ var commitStep = map[enginetest.Kind]struct{ commit, read string }{
 // unknownCases says, per platform and fault on the commit, what the
 // device holds right after the run (every read-back failing) and what the
 // run can honestly say about it. Where the driver undoes a broken push
-// without reading the device (NX-OS rolls its checkpoint back as a typed
-// line fails; SONiC's patch runs under nohup and its log tells that it
-// never started), the run is settled; everywhere else it is unknown.
+// without reading the device (SONiC's patch runs under nohup and its log
+// tells that it never started), the run is settled; everywhere else it
+// is unknown.
 var unknownCases = []struct {
 	kind    enginetest.Kind
 	action  string
@@ -51,9 +51,11 @@ var unknownCases = []struct {
 	// worked but could not be read back either.
 	{enginetest.SONiCSSH, "drop-after", "old", engine.OutcomeUnknown},
 	{enginetest.SONiCSSH, "hang", "old", engine.OutcomeUnknown},
-	{enginetest.NXOS, "drop-before", "old", engine.OutcomeFailed},
-	{enginetest.NXOS, "drop-after", "old", engine.OutcomeFailed},
-	{enginetest.NXOS, "hang", "old", engine.OutcomeFailed},
+	// The whole configuration is replaced in one step, under the commit
+	// timer until the read-back confirms it.
+	{enginetest.NXOS, "drop-before", "old", engine.OutcomeUnknown},
+	{enginetest.NXOS, "drop-after", "new", engine.OutcomeUnknown},
+	{enginetest.NXOS, "hang", "new", engine.OutcomeUnknown},
 	// One SetRequest is one transaction, a confirmed commit held until the
 	// read-back. It is sent once (sent again, a commit that took effect
 	// unseen would refuse it), and the read-back that fails leaves it

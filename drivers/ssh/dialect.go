@@ -148,7 +148,7 @@ func (d *Driver) settled(id string, st *devcfg.Settle) drivers.Pending {
 	}
 	switch st.Kind {
 	case devcfg.SettleHeld:
-		return d.newHeldPending(id, st.Rollback, st.Discard)
+		return d.newHeldPending(id, st.Rollback, st.Discard, st.Reverts)
 	case devcfg.SettleLocal:
 		return d.startLocalPending(id, st.Window, st.Rollback, st.Discard)
 	case devcfg.SettleDevice:

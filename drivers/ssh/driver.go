@@ -448,7 +448,7 @@ func (d *Driver) Push(ctx context.Context, patch devcfg.Patch, opt drivers.PushO
 	if err := d.startPush(ctx, patch); err != nil {
 		return nil, err
 	}
-	st, err := d.dialect.Push(ctx, session{d: d, c: c}, devcfg.Push{ID: c.id, Run: c.run, Holder: c.holder(), Patch: patch, Window: opt.ConfirmWindow})
+	st, err := d.dialect.Push(ctx, session{d: d, c: c}, devcfg.Push{ID: c.id, Run: c.run, Holder: c.holder(), Patch: patch, Changes: opt.Changes, Window: opt.ConfirmWindow})
 	if st == nil && err == nil {
 		// Nothing said to settle: the change was committed at once.
 		st = &devcfg.Settle{Kind: devcfg.SettledNow}

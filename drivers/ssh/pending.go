@@ -236,14 +236,23 @@ type heldPending struct {
 	pendingChange
 	restore func(ctx context.Context) error
 	discard func(ctx context.Context) error
+	// reverts: the device rolls the change back by itself unless discard
+	// confirms it in time (devcfg.Settle.Reverts).
+	reverts bool
 }
 
 // newHeldPending registers a held change. d.mu is held.
-func (d *Driver) newHeldPending(id string, restore, discard func(context.Context) error) *heldPending {
-	p := &heldPending{pendingChange: pendingChange{d: d, id: id}, restore: restore, discard: discard}
+func (d *Driver) newHeldPending(id string, restore, discard func(context.Context) error, reverts bool) *heldPending {
+	p := &heldPending{pendingChange: pendingChange{d: d, id: id}, restore: restore, discard: discard, reverts: reverts}
 	d.held[p] = struct{}{}
 	return p
 }
+
+// Reverts: see drivers.Reverting.
+func (p *heldPending) Reverts() bool { return p.reverts }
+
+// Reverts: the device rolls the change back unless confirmed in time.
+func (p *devicePending) Reverts() bool { return true }
 
 func (p *heldPending) Confirm(ctx context.Context) error {
 	p.mu.Lock()
@@ -253,6 +262,9 @@ func (p *heldPending) Confirm(ctx context.Context) error {
 	}
 	p.d.mu.Lock()
 	defer p.d.mu.Unlock()
+	if p.reverts {
+		return p.confirmReverting(ctx)
+	}
 	p.state = stateConfirmed
 	delete(p.d.held, p)
 	if err := p.discard(ctx); err != nil {
@@ -260,6 +272,25 @@ func (p *heldPending) Confirm(ctx context.Context) error {
 		p.d.log.Warn("change kept, but its checkpoint could not be removed", zap.String("change", p.id), zap.Error(err))
 	}
 	return nil
+}
+
+// confirmReverting stops the device's rollback timer. An unanswered
+// confirmation keeps the change held (the caller reads the device back); a
+// refused one means the timer had run out and the device rolled back.
+// p.mu and p.d.mu are held.
+func (p *heldPending) confirmReverting(ctx context.Context) error {
+	err := p.discard(ctx)
+	switch {
+	case err == nil:
+		p.state = stateConfirmed
+	case errors.Is(err, drivers.ErrRejected) && !drivers.CommitUnknown(err):
+		p.state, p.expired = stateRolledBack, true
+		err = errors.Join(p.d.fail("confirm", "", "", fmt.Errorf("%w: the device's rollback timer of change %s ran out and it rolled the change back", drivers.ErrRejected, p.id)), err)
+	default:
+		return err
+	}
+	delete(p.d.held, p)
+	return err
 }
 
 func (p *heldPending) Rollback(ctx context.Context) error {

@@ -12,8 +12,9 @@ import (
 )
 
 // Dialect pushes NX-OS over SSH: a checkpoint as restore point and lock,
-// the lines in configuration mode, and NX-OS's commit timer for a confirm
-// window.
+// the whole configuration replaced in one step under NX-OS's commit timer
+// (the lines typed in configuration mode where it cannot be), confirmed
+// once read back.
 var Dialect = &devcfg.Dialect{
 	Errors:     []string{"% Invalid", "ERROR:", "% Incomplete", "% Ambiguous"},
 	RejectMark: "% ", // NX-OS marks every refusal so
@@ -40,26 +41,16 @@ const (
 	maxCommitTimeout = 3600
 )
 
-// push takes the checkpoint, types the lines in configuration mode and
-// rolls back to the checkpoint if any line fails or the session drops.
-// NX-OS applies each line as it is typed, so a rocefab killed in the
-// middle leaves the checkpoint (and the run's record) behind, and the
-// next run on the device restores or finishes the change.
+// push takes the checkpoint (restore point and lock), then writes the
+// whole new configuration and replaces the running one with it in one
+// step (replaced). Where that cannot be done it types the lines instead.
 //
-// A confirm window uses NX-OS's own rollback timer: the checkpoint
-// rollback feature cannot expire by itself, but `configure replace FILE
-// commit-timeout SECONDS` "enables you to rollback to the previous
-// configuration after successfully performing the configuration replace
-// operation. If the commit timer expires, the rollback operation is
-// automatically initiated" (Cisco NX-OS System Management Configuration
-// Guide, Performing Configuration Replace). The replace needs "a valid
-// running configuration that has been received with the Cisco NX-OS
-// device", so the new configuration is saved with `copy running-config`,
-// the device is rolled back to the checkpoint, and the file is replaced
-// in with the timer: a rocefab that dies during the window still leaves
-// the device rolled back. `configure replace commit` confirms. The change
-// is thus applied twice; windows beyond NX-OS's 3600 s fall back to a
-// rocefab-side timer.
+// Typed lines take effect one by one: NX-OS applies each line as it is
+// typed, so a rocefab killed in the middle leaves the device half
+// changed, with the checkpoint (and the run's record) behind for the
+// next run to restore or finish. Typed, a confirm window uses NX-OS's
+// own rollback timer (armTimer); windows beyond NX-OS's 3600 s fall back
+// to a rocefab-side timer.
 func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle, error) {
 	if err := lock(ctx, s, c); err != nil {
 		return nil, err
@@ -68,13 +59,19 @@ func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle,
 	release := func(ctx context.Context) error {
 		return s.CleanupSend(ctx, "confirm", "no checkpoint "+checkpoint, "does not exist")
 	}
-	if err := s.CheckExpect(ctx, s.ShowRunning()); err != nil {
+	releaseAfter := func(err error) error {
 		cctx, cancel := s.CleanupContext(ctx)
 		defer cancel()
-		if err := release(cctx); err != nil {
-			s.Log().Warn("change committed, but its checkpoint could not be removed", zap.String("change", c.ID), zap.Error(err))
+		if rerr := release(cctx); rerr != nil {
+			s.Log().Warn("push refused, and its checkpoint could not be removed; the next run removes it", zap.String("change", c.ID), zap.Error(rerr))
 		}
-		return nil, err
+		return err
+	}
+	if st, err, done := replaced(ctx, s, c, releaseAfter); done {
+		return st, err
+	}
+	if err := s.CheckExpect(ctx, s.ShowRunning()); err != nil {
+		return nil, releaseAfter(err)
 	}
 	if err := s.Configure(ctx, "configure terminal", c.Patch.Lines, "end", "end"); err != nil {
 		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint)
@@ -91,6 +88,126 @@ func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle,
 		return &devcfg.Settle{Kind: devcfg.SettleLocal, Window: window, Rollback: restore, Discard: release}, nil
 	}
 	return armTimer(ctx, s, c, secs, restore)
+}
+
+// heldFor is the commit timer of a change pushed without a confirm
+// window: the caller confirms it once it read the device back, and a
+// rocefab that dies before that leaves the device rolling back by itself.
+const heldFor = 120
+
+// replaced writes the running configuration with the change applied to
+// bootflash: over SCP and swaps it in with `configure replace`, which
+// applies the difference as one operation: "If the configure replace
+// operation fails ... the original configuration is restored" and with
+// `commit-timeout` "If the commit timer expires, the rollback operation
+// is automatically initiated" (Cisco Nexus 9000 NX-OS System Management
+// Configuration Guide, Performing Configuration Replace). Ansible's
+// cisco.nxos collection pushes whole configurations the same way
+// (nxos_file_copy to bootflash:, nxos_config replace: config with
+// replace_src), and Netmiko's file_transfer copies to file_system
+// "bootflash:" over SCP, which needs `feature scp-server`. A rocefab
+// killed at any point leaves the device whole: old before the replace,
+// new after it and old again once the timer ends unless confirmed.
+//
+// done is false when the push should type its lines instead: no changes
+// to build the file from, a running configuration the candidate cannot be
+// built from faithfully (Candidate), or SCP refused.
+func replaced(ctx context.Context, s devcfg.Session, c devcfg.Push, releaseAfter func(error) error) (st *devcfg.Settle, err error, done bool) {
+	if len(c.Changes) == 0 {
+		return nil, nil, false
+	}
+	secs := int64(heldFor)
+	if c.Window > 0 {
+		secs = max(devcfg.CeilUnits(c.Window, time.Second), minCommitTimeout)
+		if secs > maxCommitTimeout {
+			secs = 0 // a rocefab-side timer, below
+		}
+	}
+	raw, err := s.ReadRunning(ctx, s.ShowRunning())
+	if err != nil {
+		return nil, releaseAfter(err), true
+	}
+	cand, err := Candidate(raw, c.Changes)
+	if err != nil {
+		s.Log().Warn("typing the lines one by one instead of replacing the configuration whole: a rocefab killed meanwhile leaves the device half changed until the next run restores it",
+			zap.String("change", c.ID), zap.Error(err))
+		return nil, nil, false
+	}
+	file := c.ID + ".cfg"
+	if err := s.WriteFile(ctx, "bootflash:"+file, []byte(cand)); err != nil {
+		if s.Is(err, devcfg.FailUnsupported) {
+			s.Log().Warn("the switch refused the SCP copy of the new configuration (enable `feature scp-server`): typing the lines one by one instead, so a rocefab killed meanwhile leaves the device half changed until the next run restores it",
+				zap.String("change", c.ID), zap.Error(err))
+			return nil, nil, false
+		}
+		// The copy may have landed before the connection went.
+		cctx, cancel := s.CleanupContext(ctx)
+		defer cancel()
+		if derr := s.CleanupSend(cctx, "rollback", "delete bootflash:"+file+" no-prompt", "No such file"); derr != nil {
+			s.Log().Warn("could not remove the copied file; the next run removes it", zap.String("file", file), zap.Error(derr))
+		}
+		return nil, releaseAfter(err), true
+	}
+	pending := replaceSettle(s, c, file, secs)
+	line := "configure replace bootflash:" + file
+	if secs > 0 {
+		line += fmt.Sprintf(" commit-timeout %d", secs)
+	}
+	out, err := s.Commit(ctx, "commit", line)
+	if err == nil && !strings.Contains(out, "completed successfully") {
+		err = s.Fail("commit", line, s.Message(out), devcfg.FailRejected, fmt.Errorf("configure replace did not say it completed"))
+	}
+	if err != nil {
+		if s.Is(err, devcfg.FailCommitUnknown) {
+			return pending, err, true
+		}
+		// A failed replace restores the original configuration by itself;
+		// the checkpoint makes sure of it.
+		restore := func(ctx context.Context) error {
+			if err := restoreCheckpoint(ctx, s); err != nil {
+				return err
+			}
+			s.SendQuiet(ctx, "rollback", "delete bootflash:"+file+" no-prompt")
+			return nil
+		}
+		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint), true
+	}
+	s.Log().Info("configuration replaced whole; NX-OS rolls it back unless confirmed", zap.String("change", c.ID), zap.Int64("seconds", secs))
+	return pending, nil, true
+}
+
+// replaceSettle is how a replaced configuration is confirmed or rolled
+// back: held under the commit timer until read back (no window), under the
+// device's timer for the window, or on a rocefab-side timer for windows
+// NX-OS's cannot hold (secs 0).
+func replaceSettle(s devcfg.Session, c devcfg.Push, file string, secs int64) *devcfg.Settle {
+	back := func(ctx context.Context) error { return rollback(ctx, s, file) }
+	keep := func(ctx context.Context) error { return confirm(ctx, s, file) }
+	switch {
+	case secs == 0:
+		s.Log().Warn("NX-OS's commit timer allows at most 3600 s: this confirm window runs on a rocefab-side timer, which a dying rocefab cannot honour",
+			zap.String("change", c.ID), zap.Duration("window", c.Window))
+		return &devcfg.Settle{
+			Kind: devcfg.SettleLocal, Window: c.Window,
+			Rollback: func(ctx context.Context) error {
+				if err := restoreCheckpoint(ctx, s); err != nil {
+					return err
+				}
+				s.SendQuiet(ctx, "rollback", "delete bootflash:"+file+" no-prompt")
+				return nil
+			},
+			Discard: func(ctx context.Context) error { discard(ctx, s, file); return nil },
+		}
+	case c.Window == 0:
+		return &devcfg.Settle{Kind: devcfg.SettleHeld, Reverts: true, Rollback: back, Discard: keep}
+	}
+	return &devcfg.Settle{
+		Kind:      devcfg.SettleDevice,
+		Deadline:  time.Now().Add(time.Duration(secs) * time.Second),
+		Confirm:   keep,
+		Rollback:  back,
+		Leftovers: func(ctx context.Context) { discard(ctx, s, file) },
+	}
 }
 
 // armTimer moves the just-applied change under NX-OS's commit timer.
@@ -131,13 +248,19 @@ func armTimer(ctx context.Context, s devcfg.Session, c devcfg.Push, secs int64, 
 	return pending, nil
 }
 
-// confirm stops the commit timer and removes the checkpoint and file.
+// confirm stops the commit timer and removes the checkpoint and file. A
+// device that says nothing waits for commit has ended the timer one way
+// or the other: what is left goes too, and the caller reads it back.
 func confirm(ctx context.Context, s devcfg.Session, file string) error {
 	if err := s.Ensure(ctx); err != nil {
 		return err
 	}
 	if _, err := s.Send(ctx, "confirm", "configure replace commit"); err != nil {
-		return s.CommitUnknown(err)
+		err = s.CommitUnknown(err)
+		if !s.Is(err, devcfg.FailCommitUnknown) {
+			discard(ctx, s, file)
+		}
+		return err
 	}
 	discard(ctx, s, file)
 	return nil
@@ -178,7 +301,19 @@ func lock(ctx context.Context, s devcfg.Session, c devcfg.Push) error {
 	}
 	take := "checkpoint " + checkpoint + " description " + desc
 	out, err := s.Send(ctx, "lock", take)
-	if err == nil || !s.Is(err, devcfg.FailRejected) {
+	if err == nil {
+		return nil
+	}
+	if !s.Is(err, devcfg.FailRejected) {
+		// The answer was lost: the checkpoint may stand, named after this
+		// push, and must not stay behind as a lock nobody holds.
+		cctx, cancel := s.CleanupContext(ctx)
+		defer cancel()
+		if s.Ensure(cctx) == nil && holderOf(cctx, s) == desc {
+			if rerr := s.CleanupSend(cctx, "lock", "no checkpoint "+checkpoint, "does not exist"); rerr != nil {
+				s.Log().Warn("the lock checkpoint of a failed push could not be removed; the next run removes it", zap.Error(rerr))
+			}
+		}
 		return err
 	}
 	if !strings.Contains(s.Message(out), "already in use") {

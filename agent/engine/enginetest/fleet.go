@@ -67,6 +67,9 @@ type Spec struct {
 	Kind
 	// Ports is how many RoCE ports the intent lists (default 2).
 	Ports int
+	// DeviceSecond is how long a second lasts on an SSH simulator's
+	// timers (commit timers, confirm windows); zero is a real second.
+	DeviceSecond time.Duration
 }
 
 // Mixed names n switches sw000.. and deals the kinds out in turn.
@@ -300,7 +303,7 @@ func startSwitch(spec Spec) (*Switch, func(), error) {
 		if personality == "" {
 			return nil, nil, fmt.Errorf("no SSH simulator plays %s", spec.Platform)
 		}
-		s, err := sshsim.Start(sshsim.Options{Personality: personality, Hostname: spec.Name, Username: Username, Password: password})
+		s, err := sshsim.Start(sshsim.Options{Personality: personality, Hostname: spec.Name, Username: Username, Password: password, Second: spec.DeviceSecond})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -20,6 +20,7 @@ type iosDevice struct {
 
 	checkpoints map[string]*checkpoint // NX-OS
 	bootflash   map[string]*node       // NX-OS files written by copy running-config
+	uploaded    map[string]string      // NX-OS files received over SCP
 	replace     *pendingReplace        // NX-OS configure replace waiting for commit
 	sessions    map[string]*eosSession // EOS
 }
@@ -30,6 +31,7 @@ func newIOSDevice(s *Sim) (*iosDevice, error) {
 		nxos:        s.opt.Personality == NXOS,
 		checkpoints: map[string]*checkpoint{},
 		bootflash:   map[string]*node{},
+		uploaded:    map[string]string{},
 		sessions:    map[string]*eosSession{},
 		lastChange:  s.now(),
 	}
@@ -285,14 +287,21 @@ func (d *iosDevice) show(s *session, what string) string {
 		left := int(d.replace.deadline.Sub(d.sim.now())/d.sim.opt.Second) + 1
 		return fmt.Sprintf("Last operation            : Configure replace\nCommit timer              : running, %d seconds left", left)
 	case what == "bootflash:" && d.nxos, what == "dir bootflash:" && d.nxos:
-		names := make([]string, 0, len(d.bootflash))
+		names := make([]string, 0, len(d.bootflash)+len(d.uploaded))
 		for n := range d.bootflash {
+			names = append(names, n)
+		}
+		for n := range d.uploaded {
 			names = append(names, n)
 		}
 		sort.Strings(names)
 		var b strings.Builder
 		for _, n := range names {
-			fmt.Fprintf(&b, "%10d    %s  %s\n", len(d.render(d.bootflash[n], false)), d.sim.now().UTC().Format("Jan 02 15:04:05 2006"), n)
+			size := len(d.uploaded[n])
+			if f, ok := d.bootflash[n]; ok {
+				size = len(d.render(f, false))
+			}
+			fmt.Fprintf(&b, "%10d    %s  %s\n", size, d.sim.now().UTC().Format("Jan 02 15:04:05 2006"), n)
 		}
 		return b.String()
 	case what == "configuration sessions" && !d.nxos:

@@ -35,6 +35,7 @@ func nxosInitial(o Options) string {
 	if !o.Blank {
 		b.WriteString(`feature lldp
 feature interface-vlan
+feature scp-server
 username admin password 5 $5$KFHSSV$Hx1mjM1z4SAbyOv8A0D.8G0PWn2nUPrIBe1gi2x0Fj4  role network-admin
 ip domain-lookup
 class-map type qos match-any FOREIGN-VOICE
@@ -133,15 +134,19 @@ func (d *iosDevice) execNXOS(s *session, line string) string {
 		if !checkpointName.MatchString(file) {
 			return d.invalid(s, line)
 		}
+		delete(d.uploaded, file)
 		d.bootflash[file] = d.running.clone()
 		return "Copy complete."
 	}
 	if rest, ok := strings.CutPrefix(line, "delete bootflash:"); ok {
 		file := strings.TrimSuffix(rest, " no-prompt")
-		if _, found := d.bootflash[file]; !found {
+		_, copied := d.bootflash[file]
+		_, uploaded := d.uploaded[file]
+		if !copied && !uploaded {
 			return "No such file or directory"
 		}
 		delete(d.bootflash, file)
+		delete(d.uploaded, file)
 		return ""
 	}
 	if line == "configure replace commit" {
@@ -178,7 +183,8 @@ func (d *iosDevice) configureReplace(s *session, line, rest string) string {
 		}
 	}
 	target, found := d.bootflash[file]
-	if !found {
+	text, uploaded := d.uploaded[file]
+	if !found && !uploaded {
 		return "ERROR: bootflash:" + file + ": No such file or directory"
 	}
 	if d.replace != nil {
@@ -186,6 +192,19 @@ func (d *iosDevice) configureReplace(s *session, line, rest string) string {
 	}
 	if msg := d.sim.faults.CommitError; msg != "" {
 		return "ERROR: Configure replace failed: " + msg + "\nRollback to the original configuration is successful."
+	}
+	if uploaded {
+		// The file is applied as typed commands; a refused one fails the
+		// whole replace and the device keeps what it ran.
+		root, bad := d.loadConfigFile(text, d.sim.faults.RejectLine)
+		if root == nil {
+			why := "the device refused '" + bad + "'"
+			if f := d.sim.faults; f.RejectLine != "" && f.RejectMessage != "" && strings.Contains(bad, f.RejectLine) {
+				why += ": " + f.RejectMessage
+			}
+			return "ERROR: Configure replace failed: " + why + "\nRollback to the original configuration is successful."
+		}
+		target = root
 	}
 	previous := d.running
 	d.running = target.clone()

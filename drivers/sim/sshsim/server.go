@@ -33,7 +33,10 @@ func (s *Sim) handle(sshSess ssh.Session) {
 		s.mu.Unlock()
 	}()
 
-	if cmd := sshSess.RawCommand(); cmd != "" {
+	if cmd := sshSess.RawCommand(); strings.HasPrefix(cmd, "scp ") {
+		s.scpSink(sshSess, conn, cmd)
+		return
+	} else if cmd != "" {
 		// `ssh host command`: run it and leave, as exec channels do.
 		out := s.run(sess, cmd)
 		_, _ = io.WriteString(sshSess, out+"\n")

@@ -182,6 +182,8 @@ type Sim struct {
 	authTries int
 	// stepSeen counts the lines each step fault has selected so far.
 	stepSeen []int
+	// stepsFired counts the step faults that fired since SetFaults.
+	stepsFired int
 	// locks are flock(1) locks on device files, held by a session's open
 	// file descriptor; files are small device files the shell commands
 	// write (lock holders), by path.
@@ -451,6 +453,15 @@ func (s *Sim) SetFaults(f Faults) {
 	defer s.mu.Unlock()
 	s.faults = f
 	s.stepSeen = make([]int, len(f.Steps))
+	s.stepsFired = 0
+}
+
+// StepsFired is how many step faults fired since SetFaults: a test that
+// breaks a step can prove it broke it.
+func (s *Sim) StepsFired() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stepsFired
 }
 
 // stepFor returns the step fault a received line triggers, if any, and
@@ -466,6 +477,7 @@ func (s *Sim) stepFor(line string) (StepFault, bool) {
 			nth = 1
 		}
 		if s.stepSeen[i] == nth {
+			s.stepsFired++
 			return f, true
 		}
 	}
@@ -487,6 +499,9 @@ func (s *Sim) Leftovers() []string {
 			out = append(out, "checkpoint "+n)
 		}
 		for n := range d.bootflash {
+			out = append(out, "bootflash:"+n)
+		}
+		for n := range d.uploaded {
 			out = append(out, "bootflash:"+n)
 		}
 		if d.replace != nil {

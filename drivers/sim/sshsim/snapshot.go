@@ -51,6 +51,7 @@ func (d *iosDevice) saved() personality {
 	for n, f := range d.bootflash {
 		c.bootflash[n] = f.clone()
 	}
+	c.uploaded = maps.Clone(d.uploaded)
 	c.replace, c.sessions = nil, map[string]*eosSession{}
 	return &c
 }
