@@ -2,6 +2,7 @@ package nxos
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -154,8 +155,10 @@ func replaced(ctx context.Context, s devcfg.Session, c devcfg.Push, releaseAfter
 		line += fmt.Sprintf(" commit-timeout %d", secs)
 	}
 	out, err := s.Commit(ctx, "commit", line)
-	if err == nil && !strings.Contains(out, "completed successfully") {
-		err = s.Fail("commit", line, s.Message(out), devcfg.FailRejected, fmt.Errorf("configure replace did not say it completed"))
+	if err == nil && strings.Contains(strings.ToLower(out), "replace failed") {
+		// NX-OS restored the original configuration; the read below and
+		// the caller's read-back make sure whatever the wording.
+		err = s.Fail("commit", line, s.Message(out), devcfg.FailRejected, errors.New("configure replace failed"))
 	}
 	if err != nil {
 		if s.Is(err, devcfg.FailCommitUnknown) {
