@@ -60,3 +60,43 @@ func BenchmarkFetch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPushNXOSReplace pushes the examples/basic NX-OS change as a push
+// from the engine does, with its changes: the whole configuration copied
+// over SCP and replaced in one step (typed: the same push without them).
+func BenchmarkPushNXOSReplace(b *testing.B) {
+	for _, replace := range []bool{true, false} {
+		name := map[bool]string{true: "replaced", false: "typed"}[replace]
+		b.Run(name, func(b *testing.B) {
+			desired, e := basic(b, "leaf-nxos")
+			syn := e.Attrs.Platform.Syntax
+			for b.Loop() {
+				b.StopTimer()
+				sim, kh := startReal(b, sshsim.NXOS, "leaf-nxos")
+				d := openReal(b, sim, kh, e, desired.Owned)
+				ctx := testContext(b)
+				run, err := d.Fetch(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				changes := devcfg.Diff(desired, run.Owned, syn, nil)
+				opt := drivers.PushOptions{}
+				if replace {
+					opt.Changes = changes
+				}
+				b.StartTimer()
+				p, err := d.Push(ctx, devcfg.BuildPatch(changes, syn), opt)
+				if err == nil {
+					err = p.Confirm(ctx)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				_ = d.Close()
+				_ = sim.Close()
+				b.StartTimer()
+			}
+		})
+	}
+}

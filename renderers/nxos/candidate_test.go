@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -221,4 +222,36 @@ func FuzzCandidate(f *testing.F) {
 			t.Fatalf("candidate still differs: %+v\n%s", left[0], cand)
 		}
 	})
+}
+
+// BenchmarkCandidate builds the replace file of the golden running
+// configuration (32 ports) and of one with 576 ports.
+func BenchmarkCandidate(b *testing.B) {
+	desired, err := New().Render(basicSwitch(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join("testdata", "candidate", "running.cfg"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wide strings.Builder
+	wide.Write(raw)
+	for i := 33; i <= 576; i++ {
+		wide.WriteString("interface Ethernet1/" + strconv.Itoa(i) + "\n  switchport mode trunk\n  switchport trunk allowed vlan 10,200\n  no shutdown\n")
+	}
+	for _, in := range []struct {
+		name string
+		raw  string
+	}{{"32-ports", string(raw)}, {"576-ports", wide.String()}} {
+		b.Run(in.name, func(b *testing.B) {
+			changes := planFor(b, desired, in.raw)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Candidate(in.raw, changes); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
