@@ -73,8 +73,13 @@ func TestNXOSConfigureReplaceWithACopiedFile(t *testing.T) {
 	c.do("delete bootflash:bad.cfg no-prompt")
 
 	c.do("configure terminal", "no feature scp-server", "end")
-	if err := copyTo(t, sim, "bootflash:late.cfg", []byte(want)); err == nil || !strings.Contains(err.Error(), "scp-server") {
-		t.Fatalf("copy without scp-server: %v", err)
+	// go-scp reports the refusal or the closed channel, whichever it
+	// reads first; either way nothing lands.
+	if err := copyTo(t, sim, "bootflash:late.cfg", []byte(want)); err == nil {
+		t.Fatal("a copy without scp-server succeeded")
+	}
+	if strings.Contains(c.do("dir bootflash:"), "late.cfg") {
+		t.Fatal("a refused copy landed on bootflash:")
 	}
 	if left := sim.Leftovers(); len(left) > 0 {
 		t.Fatalf("left: %v", left)
