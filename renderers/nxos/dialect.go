@@ -77,18 +77,37 @@ func push(ctx context.Context, s devcfg.Session, c devcfg.Push) (*devcfg.Settle,
 	if err := s.Configure(ctx, "configure terminal", c.Patch.Lines, "end", "end"); err != nil {
 		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint)
 	}
-	window := c.Window
-	if window == 0 {
+	if c.Window == 0 {
 		// The checkpoint stays until the caller read the device back.
 		return &devcfg.Settle{Kind: devcfg.SettleHeld, Rollback: restore, Discard: release}, nil
 	}
-	secs := max(devcfg.CeilUnits(window, time.Second), minCommitTimeout)
+	secs, ok := commitTimeout(s, c)
+	if !ok {
+		return &devcfg.Settle{Kind: devcfg.SettleLocal, Window: c.Window, Rollback: restore, Discard: release}, nil
+	}
+	return armTimer(ctx, s, c, secs)
+}
+
+// commitTimeout is NX-OS's commit timer for the push's confirm window, or
+// false (logged) when the window is longer than the timer allows and must
+// run on a rocefab-side timer.
+func commitTimeout(s devcfg.Session, c devcfg.Push) (int64, bool) {
+	secs := max(devcfg.CeilUnits(c.Window, time.Second), minCommitTimeout)
 	if secs > maxCommitTimeout {
 		s.Log().Warn("NX-OS's commit timer allows at most 3600 s: this confirm window runs on a rocefab-side timer, which a dying rocefab cannot honour",
-			zap.String("change", c.ID), zap.Duration("window", window))
-		return &devcfg.Settle{Kind: devcfg.SettleLocal, Window: window, Rollback: restore, Discard: release}, nil
+			zap.String("change", c.ID), zap.Duration("window", c.Window))
+		return 0, false
 	}
-	return armTimer(ctx, s, c, secs, restore)
+	return secs, true
+}
+
+// restoreFile restores the checkpoint and removes the change's file.
+func restoreFile(ctx context.Context, s devcfg.Session, file string) error {
+	if err := restoreCheckpoint(ctx, s); err != nil {
+		return err
+	}
+	s.SendQuiet(ctx, "rollback", "delete bootflash:"+file+" no-prompt")
+	return nil
 }
 
 // heldFor is the commit timer of a change pushed without a confirm
@@ -119,10 +138,7 @@ func replaced(ctx context.Context, s devcfg.Session, c devcfg.Push, releaseAfter
 	}
 	secs := int64(heldFor)
 	if c.Window > 0 {
-		secs = max(devcfg.CeilUnits(c.Window, time.Second), minCommitTimeout)
-		if secs > maxCommitTimeout {
-			secs = 0 // a rocefab-side timer, below
-		}
+		secs, _ = commitTimeout(s, c) // 0: a rocefab-side timer, below
 	}
 	raw, err := s.ReadRunning(ctx, s.ShowRunning())
 	if err != nil {
@@ -166,13 +182,7 @@ func replaced(ctx context.Context, s devcfg.Session, c devcfg.Push, releaseAfter
 		}
 		// A failed replace restores the original configuration by itself;
 		// the checkpoint makes sure of it.
-		restore := func(ctx context.Context) error {
-			if err := restoreCheckpoint(ctx, s); err != nil {
-				return err
-			}
-			s.SendQuiet(ctx, "rollback", "delete bootflash:"+file+" no-prompt")
-			return nil
-		}
+		restore := func(ctx context.Context) error { return restoreFile(ctx, s, file) }
 		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint), true
 	}
 	s.Log().Info("configuration replaced whole; NX-OS rolls it back unless confirmed", zap.String("change", c.ID), zap.Int64("seconds", secs))
@@ -188,18 +198,10 @@ func replaceSettle(s devcfg.Session, c devcfg.Push, file string, secs int64) *de
 	keep := func(ctx context.Context) error { return confirm(ctx, s, file) }
 	switch {
 	case secs == 0:
-		s.Log().Warn("NX-OS's commit timer allows at most 3600 s: this confirm window runs on a rocefab-side timer, which a dying rocefab cannot honour",
-			zap.String("change", c.ID), zap.Duration("window", c.Window))
 		return &devcfg.Settle{
 			Kind: devcfg.SettleLocal, Window: c.Window,
-			Rollback: func(ctx context.Context) error {
-				if err := restoreCheckpoint(ctx, s); err != nil {
-					return err
-				}
-				s.SendQuiet(ctx, "rollback", "delete bootflash:"+file+" no-prompt")
-				return nil
-			},
-			Discard: func(ctx context.Context) error { discard(ctx, s, file); return nil },
+			Rollback: func(ctx context.Context) error { return restoreFile(ctx, s, file) },
+			Discard:  func(ctx context.Context) error { discard(ctx, s, file); return nil },
 		}
 	case c.Window == 0:
 		return &devcfg.Settle{Kind: devcfg.SettleHeld, Reverts: true, Rollback: back, Discard: keep}
@@ -214,15 +216,9 @@ func replaceSettle(s devcfg.Session, c devcfg.Push, file string, secs int64) *de
 }
 
 // armTimer moves the just-applied change under NX-OS's commit timer.
-func armTimer(ctx context.Context, s devcfg.Session, c devcfg.Push, secs int64, restoreCheckpoint func(context.Context) error) (*devcfg.Settle, error) {
+func armTimer(ctx context.Context, s devcfg.Session, c devcfg.Push, secs int64) (*devcfg.Settle, error) {
 	file := c.ID + ".cfg"
-	restore := func(ctx context.Context) error {
-		err := restoreCheckpoint(ctx)
-		if err == nil {
-			s.SendQuiet(ctx, "rollback", "delete bootflash:"+file+" no-prompt")
-		}
-		return err
-	}
+	restore := func(ctx context.Context) error { return restoreFile(ctx, s, file) }
 	if _, err := s.Send(ctx, "push", "copy running-config bootflash:"+file); err != nil {
 		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint)
 	}

@@ -19,8 +19,7 @@ type iosDevice struct {
 	lastChange time.Time
 
 	checkpoints map[string]*checkpoint // NX-OS
-	bootflash   map[string]*node       // NX-OS files written by copy running-config
-	uploaded    map[string]string      // NX-OS files received over SCP
+	bootflash   map[string]*flashFile  // NX-OS files: copy running-config, SCP
 	replace     *pendingReplace        // NX-OS configure replace waiting for commit
 	sessions    map[string]*eosSession // EOS
 }
@@ -30,8 +29,7 @@ func newIOSDevice(s *Sim) (*iosDevice, error) {
 		sim:         s,
 		nxos:        s.opt.Personality == NXOS,
 		checkpoints: map[string]*checkpoint{},
-		bootflash:   map[string]*node{},
-		uploaded:    map[string]string{},
+		bootflash:   map[string]*flashFile{},
 		sessions:    map[string]*eosSession{},
 		lastChange:  s.now(),
 	}
@@ -287,19 +285,16 @@ func (d *iosDevice) show(s *session, what string) string {
 		left := int(d.replace.deadline.Sub(d.sim.now())/d.sim.opt.Second) + 1
 		return fmt.Sprintf("Last operation            : Configure replace\nCommit timer              : running, %d seconds left", left)
 	case what == "bootflash:" && d.nxos, what == "dir bootflash:" && d.nxos:
-		names := make([]string, 0, len(d.bootflash)+len(d.uploaded))
+		names := make([]string, 0, len(d.bootflash))
 		for n := range d.bootflash {
-			names = append(names, n)
-		}
-		for n := range d.uploaded {
 			names = append(names, n)
 		}
 		sort.Strings(names)
 		var b strings.Builder
 		for _, n := range names {
-			size := len(d.uploaded[n])
-			if f, ok := d.bootflash[n]; ok {
-				size = len(d.render(f, false))
+			size := len(d.bootflash[n].text)
+			if f := d.bootflash[n]; f.config != nil {
+				size = len(d.render(f.config, false))
 			}
 			fmt.Fprintf(&b, "%10d    %s  %s\n", size, d.sim.now().UTC().Format("Jan 02 15:04:05 2006"), n)
 		}

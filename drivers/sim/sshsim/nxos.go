@@ -20,6 +20,13 @@ type checkpoint struct {
 	at          time.Time
 }
 
+// flashFile is a bootflash: file: a configuration copy running-config
+// wrote (config), or text copied in over SCP.
+type flashFile struct {
+	config *node
+	text   string
+}
+
 // pendingReplace is an NX-OS configure replace with a commit timeout: the
 // device goes back to previous by itself unless `configure replace commit`
 // comes first.
@@ -134,19 +141,15 @@ func (d *iosDevice) execNXOS(s *session, line string) string {
 		if !checkpointName.MatchString(file) {
 			return d.invalid(s, line)
 		}
-		delete(d.uploaded, file)
-		d.bootflash[file] = d.running.clone()
+		d.bootflash[file] = &flashFile{config: d.running.clone()}
 		return "Copy complete."
 	}
 	if rest, ok := strings.CutPrefix(line, "delete bootflash:"); ok {
 		file := strings.TrimSuffix(rest, " no-prompt")
-		_, copied := d.bootflash[file]
-		_, uploaded := d.uploaded[file]
-		if !copied && !uploaded {
+		if _, found := d.bootflash[file]; !found {
 			return "No such file or directory"
 		}
 		delete(d.bootflash, file)
-		delete(d.uploaded, file)
 		return ""
 	}
 	if line == "configure replace commit" {
@@ -182,9 +185,8 @@ func (d *iosDevice) configureReplace(s *session, line, rest string) string {
 			return d.invalid(s, line)
 		}
 	}
-	target, found := d.bootflash[file]
-	text, uploaded := d.uploaded[file]
-	if !found && !uploaded {
+	ff, found := d.bootflash[file]
+	if !found {
 		return "ERROR: bootflash:" + file + ": No such file or directory"
 	}
 	if d.replace != nil {
@@ -193,14 +195,15 @@ func (d *iosDevice) configureReplace(s *session, line, rest string) string {
 	if msg := d.sim.faults.CommitError; msg != "" {
 		return "ERROR: Configure replace failed: " + msg + "\nRollback to the original configuration is successful."
 	}
-	if uploaded {
-		// The file is applied as typed commands; a refused one fails the
-		// whole replace and the device keeps what it ran.
-		root, bad := d.loadConfigFile(text, d.sim.faults.RejectLine)
+	target := ff.config
+	if target == nil {
+		// A copied-in file is applied as typed commands; a refused one
+		// fails the whole replace and the device keeps what it ran.
+		root, bad := d.loadConfigFile(ff.text, d.sim.faults.RejectLine)
 		if root == nil {
 			why := "the device refused '" + bad + "'"
-			if f := d.sim.faults; f.RejectLine != "" && f.RejectMessage != "" && strings.Contains(bad, f.RejectLine) {
-				why += ": " + f.RejectMessage
+			if flt := d.sim.faults; flt.RejectLine != "" && flt.RejectMessage != "" && strings.Contains(bad, flt.RejectLine) {
+				why += ": " + flt.RejectMessage
 			}
 			return "ERROR: Configure replace failed: " + why + "\nRollback to the original configuration is successful."
 		}

@@ -132,17 +132,19 @@ func (d *iosDevice) scpTarget(path string) string {
 	if d.running.find("feature scp-server") == nil {
 		return "scp: permission denied (feature scp-server is not enabled)"
 	}
-	name := strings.TrimPrefix(strings.TrimPrefix(path, "bootflash:"), "/")
-	if !checkpointName.MatchString(name) {
+	if !checkpointName.MatchString(bootflashName(path)) {
 		return fmt.Sprintf("scp: %s: invalid file name", path)
 	}
 	return ""
 }
 
 func (d *iosDevice) storeFile(path string, data []byte) {
-	name := strings.TrimPrefix(strings.TrimPrefix(path, "bootflash:"), "/")
-	delete(d.bootflash, name)
-	d.uploaded[name] = string(data)
+	d.bootflash[bootflashName(path)] = &flashFile{text: string(data)}
+}
+
+// bootflashName is the file name of an SCP destination on bootflash:.
+func bootflashName(path string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(path, "bootflash:"), "/")
 }
 
 // loadConfigFile reads a configuration file as configure replace does:

@@ -501,9 +501,6 @@ func (s *Sim) Leftovers() []string {
 		for n := range d.bootflash {
 			out = append(out, "bootflash:"+n)
 		}
-		for n := range d.uploaded {
-			out = append(out, "bootflash:"+n)
-		}
 		if d.replace != nil {
 			out = append(out, "configure replace pending")
 		}

@@ -47,11 +47,14 @@ func (d *iosDevice) saved() personality {
 		cc.config = cp.config.clone()
 		c.checkpoints[n] = &cc
 	}
-	c.bootflash = map[string]*node{}
+	c.bootflash = map[string]*flashFile{}
 	for n, f := range d.bootflash {
-		c.bootflash[n] = f.clone()
+		cf := *f
+		if f.config != nil {
+			cf.config = f.config.clone()
+		}
+		c.bootflash[n] = &cf
 	}
-	c.uploaded = maps.Clone(d.uploaded)
 	c.replace, c.sessions = nil, map[string]*eosSession{}
 	return &c
 }
