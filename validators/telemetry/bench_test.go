@@ -164,7 +164,7 @@ func BenchmarkReadingFrom(b *testing.B) {
 	for _, pc := range readings[0].Ports {
 		for p := range NumPriorities {
 			for m := range NumPrioMetrics {
-				samples = append(samples, NamedSample{pc.Name, swNames[m][p], pc.Prio[p].V[m]})
+				samples = append(samples, NamedSample{Port: pc.Name, Counter: swNames[m][p], Value: pc.Prio[p].V[m]})
 			}
 		}
 	}

@@ -219,6 +219,10 @@ func (d *Detector) ingest(r *Reading) ReadingStatus {
 func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *ReadingStatus) ReadingState {
 	ds := &d.devs[di]
 	ps := &ds.ports[pi]
+	taken := pc.Taken
+	if taken.IsZero() {
+		taken = r.Taken
+	}
 	keep := func() {
 		for p := range NumPriorities {
 			ps.prio[p], ps.prioHas[p] = pc.Prio[p].V, pc.Prio[p].Has
@@ -227,19 +231,19 @@ func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *Re
 	}
 	if !ps.seen {
 		keep()
-		ps.seen, ps.at = true, r.Taken
+		ps.seen, ps.at = true, taken
 		return ReadingBaseline
 	}
-	elapsed := r.Taken.Sub(ps.at)
+	elapsed := taken.Sub(ps.at)
 	if elapsed <= 0 {
 		if elapsed < 0 { // a stepped clock: start again from here
 			keep()
-			ps.at = r.Taken
+			ps.at = taken
 		}
 		return ReadingStale
 	}
 	dl := &d.dl
-	dl.from, dl.to, dl.elapsed = ps.at, r.Taken, elapsed
+	dl.from, dl.to, dl.elapsed = ps.at, taken, elapsed
 	dl.gap = elapsed > d.cfg.MaxGap
 	if dl.gap {
 		rs.Gap = true
@@ -281,7 +285,7 @@ func (d *Detector) ingestPort(di, pi int32, pc *PortCounters, r *Reading, rs *Re
 		tally(rs, s.Change)
 	}
 	keep()
-	ps.from, ps.at = ps.at, r.Taken
+	ps.from, ps.at = ps.at, taken
 	ps.evalRound = d.round
 	d.checkPort(ref{di, pi}, dl)
 	return ReadingRated

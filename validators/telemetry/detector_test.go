@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -829,22 +830,36 @@ func TestWatchdogCounterJump(t *testing.T) {
 // TestSpreadAcrossDevicesReadOutOfStep: devices are not read in
 // lockstep, so a round may lack a hop's device; its last pause is carried
 // for up to an interval and a half, and a spread held that long is still
-// one spread. A device unread for longer is not known to be paused.
+// one spread. A device unread for longer is not known to be paused, nor
+// known to have stopped: the spread pending is left as it is until a read
+// shows one of its ports no longer paused, and spine1's counters, read
+// again, tell what it did meanwhile.
 func TestSpreadAcrossDevicesReadOutOfStep(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		skip     func(r int) bool // spine1 unread in round r
+		calm     func(r int) bool // gpu3 stops pausing leaf2 in round r
 		raisedAt int
 	}{
-		{"every device every round", func(int) bool { return false }, 3},
-		{"spine1 misses every other round", func(r int) bool { return r%2 == 0 }, 3},
+		{"every device every round", func(int) bool { return false }, nil, 3},
+		{"spine1 misses every other round", func(r int) bool { return r%2 == 0 }, nil, 3},
 		// Read once, then not again: its pause is carried one round, then
-		// forgotten, so the spread never holds for 30 s.
-		{"spine1 read once", func(r int) bool { return r >= 2 }, 0},
+		// not known, so the spread is never seen held for 30 s.
+		{"spine1 read once", func(r int) bool { return r >= 2 }, nil, 0},
+		// Unread for two rounds mid-hold, then read paused all along: the
+		// hold went on; it is raised as spine1 is read again.
+		{"spine1 unread two rounds mid-hold", func(r int) bool { return r == 2 || r == 3 }, nil, 4},
+		// While spine1 is unread, leaf2 is read unpaused: the spread ended
+		// there, and the hold starts again after it, from the end of
+		// leaf2's calm interval (round 3), not from the start of spine1's
+		// long one (round 1).
+		{"leaf2 read calm while spine1 unread", func(r int) bool { return r == 2 || r == 3 }, func(r int) bool { return r == 3 }, 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := run(t, scenario{rounds: 9, step: func(s *sim, r int) {
-				s.pause("leaf2", "Ethernet1", 3, 0.5, el)  // gpu3 pauses leaf2
+				if tc.calm == nil || !tc.calm(r) {
+					s.pause("leaf2", "Ethernet1", 3, 0.5, el) // gpu3 pauses leaf2
+				}
 				s.pause("spine1", "Ethernet2", 3, 0.4, el) // leaf2 pauses spine1
 				if tc.skip(r) {
 					s.dev("spine1").skip = true
@@ -856,6 +871,51 @@ func TestSpreadAcrossDevicesReadOutOfStep(t *testing.T) {
 			}
 			if tc.raisedAt != 0 {
 				wantOnly(t, h, "pause_propagation gpu3 priority 3")
+			}
+		})
+	}
+}
+
+// TestPortStampedApartFromItsReading: a port sampled at its own moment
+// (gNMI samples each subscription on its own timer) gets its rates over
+// its own interval, not the reading's. leaf2 Ethernet1 is paused half the
+// time, sampled 3 s before its reading in round 1 and with it in round 2.
+func TestPortStampedApartFromItsReading(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		stamped  bool
+		fraction [2]float64
+	}{
+		{"port stamped", true, [2]float64{0.5, 0.5}},
+		// The same counters taken at the reading's moment: 3.5 s of pause
+		// in 10 s, then 6.5 s in 10 s.
+		{"port not stamped", false, [2]float64{0.35, 0.65}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			topo := unitTopology(t)
+			s := newSim(t, topo)
+			s.reports(allPrio, 0, "leaf2")
+			det, err := New(topo, DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			det.Observe(s.round(0))
+			for i, lag := range []time.Duration{3 * time.Second, 0} {
+				port := s.port("leaf2", "Ethernet1")
+				stamp := s.now.Add(el - lag)
+				prev := t0
+				if i > 0 {
+					prev = s.now.Add(-3 * time.Second)
+				}
+				s.pause("leaf2", "Ethernet1", 3, 0.5, stamp.Sub(prev))
+				if tc.stamped {
+					port.Taken = stamp
+				}
+				det.Observe(s.round(el))
+				ek := edgeKey{ref{topo.byName["leaf2"], topo.devs[topo.byName["leaf2"]].byPort["Ethernet1"]}, 3}
+				if got := det.paused[ek].frac; math.Abs(got-tc.fraction[i]) > 1e-6 {
+					t.Errorf("round %d: paused %.4f, want %.4f", i+1, got, tc.fraction[i])
+				}
 			}
 		})
 	}

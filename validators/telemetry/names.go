@@ -13,6 +13,9 @@ type NamedSample struct {
 	Port    string
 	Counter string
 	Value   uint64
+	// Taken is when the device sampled it, where it stamps counters apart;
+	// zero: the reading's moment. A port's is its newest counter's.
+	Taken time.Time
 }
 
 // Counter names the adapter reads. Switch counters (one per priority or
@@ -122,6 +125,9 @@ func (t *Topology) ReadingFrom(device string, taken time.Time, samples []NamedSa
 			r.Ports = append(r.Ports, PortCounters{Name: dev.ports[pi].name})
 		}
 		pc := &r.Ports[i]
+		if s.Taken.After(pc.Taken) {
+			pc.Taken = s.Taken
+		}
 		switch {
 		case prio < 0:
 			pc.SetPort(nm, s.Value)

@@ -8,21 +8,21 @@ import (
 func TestReadingFromNamedSamples(t *testing.T) {
 	topo := unitTopology(t)
 	samples := []NamedSample{
-		{"ens1f0np0", "ethtool/rx_prio3_pause", 11},
-		{"ens1f0np0", "ethtool/tx_prio3_pause_duration", 12},
-		{"ens1f0np0", "ethtool/rx_prio3_discards", 13},
-		{"ens1f0np0", "ethtool/rx_prio3_buf_discard", 14},
-		{"ens1f0np0", "ethtool/rx_prio3_cong_discard", 15},
-		{"ens1f0np0", "ethtool/rx_prio3_marked", 16},
-		{"ens1f0np0", "ethtool/tx_prio0_packets", 17},
-		{"ens1f0np0", "ethtool/tx_vport_rdma_unicast_packets", 18},
-		{"ens1f0np0", "ethtool/tx_pause_storm_error_events", 19},
-		{"ens1f0np0", "ethtool/rx_bytes", 99},       // not a detector's: skipped
-		{"ens1f0np0", "ethtool/rx_prio9_pause", 99}, // no such priority
-		{"mlx5_0/1", "hw_counters/np_cnp_sent", 20}, // the RDMA port joins its NIC
-		{"mlx5_0/1", "hw_counters/out_of_sequence", 21},
-		{"mlx5_0/1", "hw_counters/req_cqe_error", 99},
-		{"mlx5_9/1", "hw_counters/np_cnp_sent", 22}, // no such port
+		{Port: "ens1f0np0", Counter: "ethtool/rx_prio3_pause", Value: 11},
+		{Port: "ens1f0np0", Counter: "ethtool/tx_prio3_pause_duration", Value: 12},
+		{Port: "ens1f0np0", Counter: "ethtool/rx_prio3_discards", Value: 13},
+		{Port: "ens1f0np0", Counter: "ethtool/rx_prio3_buf_discard", Value: 14},
+		{Port: "ens1f0np0", Counter: "ethtool/rx_prio3_cong_discard", Value: 15},
+		{Port: "ens1f0np0", Counter: "ethtool/rx_prio3_marked", Value: 16},
+		{Port: "ens1f0np0", Counter: "ethtool/tx_prio0_packets", Value: 17},
+		{Port: "ens1f0np0", Counter: "ethtool/tx_vport_rdma_unicast_packets", Value: 18},
+		{Port: "ens1f0np0", Counter: "ethtool/tx_pause_storm_error_events", Value: 19},
+		{Port: "ens1f0np0", Counter: "ethtool/rx_bytes", Value: 99},       // not a detector's: skipped
+		{Port: "ens1f0np0", Counter: "ethtool/rx_prio9_pause", Value: 99}, // no such priority
+		{Port: "mlx5_0/1", Counter: "hw_counters/np_cnp_sent", Value: 20}, // the RDMA port joins its NIC
+		{Port: "mlx5_0/1", Counter: "hw_counters/out_of_sequence", Value: 21},
+		{Port: "mlx5_0/1", Counter: "hw_counters/req_cqe_error", Value: 99},
+		{Port: "mlx5_9/1", Counter: "hw_counters/np_cnp_sent", Value: 22}, // no such port
 	}
 	r, unplaced := topo.ReadingFrom("gpu1", t0, samples)
 	if len(r.Ports) != 1 || r.Ports[0].Name != "ens1f0np0" || r.Device != "gpu1" || !r.Taken.Equal(t0) {
@@ -51,10 +51,10 @@ func TestReadingFromNamedSamples(t *testing.T) {
 	}
 
 	sw, unplaced := topo.ReadingFrom("leaf1", t0.Add(time.Second), []NamedSample{
-		{"Ethernet2", "pfc3/rx-pause", 1}, {"Ethernet2", "pfc3/rx-pause-us", 2}, {"Ethernet2", "pfc3/watchdog-storms", 3},
-		{"Ethernet2", "queue3/drops", 4}, {"Ethernet2", "queue6/tx-packets", 5}, {"Ethernet2", "queue3/ecn-marked", 6},
-		{"Ethernet2", "pg3/drops", 7}, {"Ethernet2", "mac/rx-pause", 8}, {"Ethernet1", "pfc8/rx-pause", 9},
-		{"Ethernet9", "pfc3/rx-pause", 10},
+		{Port: "Ethernet2", Counter: "pfc3/rx-pause", Value: 1}, {Port: "Ethernet2", Counter: "pfc3/rx-pause-us", Value: 2}, {Port: "Ethernet2", Counter: "pfc3/watchdog-storms", Value: 3},
+		{Port: "Ethernet2", Counter: "queue3/drops", Value: 4}, {Port: "Ethernet2", Counter: "queue6/tx-packets", Value: 5}, {Port: "Ethernet2", Counter: "queue3/ecn-marked", Value: 6},
+		{Port: "Ethernet2", Counter: "pg3/drops", Value: 7}, {Port: "Ethernet2", Counter: "mac/rx-pause", Value: 8}, {Port: "Ethernet1", Counter: "pfc8/rx-pause", Value: 9},
+		{Port: "Ethernet9", Counter: "pfc3/rx-pause", Value: 10},
 	})
 	if len(sw.Ports) != 1 || len(unplaced) != 1 {
 		t.Fatalf("ports %+v unplaced %v", sw.Ports, unplaced)
@@ -64,6 +64,17 @@ func TestReadingFromNamedSamples(t *testing.T) {
 		p.Prio[3].V[Drops] != 4 || p.Prio[6].V[TxPackets] != 5 || p.Prio[3].V[ECNMarked] != 6 || p.Prio[3].V[PGDrops] != 7 ||
 		p.Prio[3].Has.Len() != 6 || p.Prio[6].Has.Len() != 1 {
 		t.Errorf("switch port %+v", p)
+	}
+	// Counters stamped apart: the port's moment is its newest counter's.
+	st, _ := topo.ReadingFrom("leaf1", t0.Add(time.Second), []NamedSample{
+		{Port: "Ethernet2", Counter: "pfc3/rx-pause", Value: 1, Taken: t0.Add(300 * time.Millisecond)},
+		{Port: "Ethernet2", Counter: "pfc3/rx-pause-us", Value: 2, Taken: t0.Add(700 * time.Millisecond)},
+		{Port: "Ethernet1", Counter: "pfc3/rx-pause", Value: 3}})
+	for _, pc := range st.Ports {
+		want := map[string]time.Time{"Ethernet2": t0.Add(700 * time.Millisecond), "Ethernet1": {}}[pc.Name]
+		if !pc.Taken.Equal(want) {
+			t.Errorf("%s taken %v, want %v", pc.Name, pc.Taken, want)
+		}
 	}
 	if r, unplaced := topo.ReadingFrom("nobody", t0, samples[:2]); len(r.Ports) != 0 || len(unplaced) != 2 {
 		t.Errorf("unknown device: %+v %v", r, unplaced)

@@ -84,10 +84,37 @@ func (d *Detector) checkPropagation(now time.Time) {
 		}
 	}
 	for k, e := range d.findings {
-		if k.code == CodePausePropagation && e.hitRound != d.round {
+		if k.code == CodePausePropagation && e.hitRound != d.round && d.readUnpaused(e) {
 			e.quietRound, e.quietAt = d.round, now
 		}
 	}
+}
+
+// readUnpaused reports whether this round read a port the finding
+// reported and found it paused less than its threshold (the lower one
+// once active): the spread is gone. A spread not found because the
+// devices of its ports were not read this round (their samples late or
+// lost) is not known to be gone, and is left as it is, as a port's own
+// finding is when its device is not read.
+func (d *Detector) readUnpaused(e *entry) bool {
+	thr := d.cfg.Propagation.PausedFraction
+	if e.active {
+		thr = d.cfg.Propagation.ClearFraction
+	}
+	for _, s := range e.f.Related {
+		di, ok := d.topo.byName[s.Device]
+		if !ok {
+			continue
+		}
+		pi, ok := d.topo.devs[di].byPort[s.Port]
+		if !ok || d.devs[di].ports[pi].evalRound != d.round {
+			continue
+		}
+		if pe, paused := d.paused[edgeKey{ref{di, pi}, int8(s.Priority)}]; !paused || pe.frac < thr {
+			return true
+		}
+	}
+	return false
 }
 
 // activeCode reports whether some finding of code at prio is active.
@@ -214,12 +241,14 @@ func (d *Detector) sortDevs(devs []int32) {
 	sort.Slice(devs, func(i, j int) bool { return d.topo.devs[devs[i]].name < d.topo.devs[devs[j]].name })
 }
 
-// interval spans the samples of the given edges.
+// interval is the time the given edges are all known paused: from the
+// latest start of their samples (a device read after a long wait shows
+// only its average over the wait) to the latest end.
 func (d *Detector) interval(edges []int) deltas {
 	var dl deltas
-	for n, i := range edges {
+	for _, i := range edges {
 		e := &d.edges[i]
-		if n == 0 || e.from.Before(dl.from) {
+		if e.from.After(dl.from) {
 			dl.from = e.from
 		}
 		if e.to.After(dl.to) {

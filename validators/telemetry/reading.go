@@ -3,7 +3,7 @@ package telemetry
 import "time"
 
 // Reading is one read of a device's counters: every port the source
-// answered for, at one moment.
+// answered for, at one moment unless a port says its own.
 type Reading struct {
 	Device string
 	// Taken is when the device sampled the counters: rates use it.
@@ -29,8 +29,12 @@ type Widths struct {
 // not set was not read; it is neither zero nor a reset.
 type PortCounters struct {
 	Name string
-	Prio [NumPriorities]PrioValues
-	Port PortValues
+	// Taken is when the device sampled this port's counters, where it
+	// stamps ports apart (gNMI subscriptions are sampled one by one, each
+	// on its own timer); zero: the reading's Taken.
+	Taken time.Time
+	Prio  [NumPriorities]PrioValues
+	Port  PortValues
 }
 
 // PrioValues are the counters of one priority.

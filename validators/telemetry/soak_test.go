@@ -502,7 +502,7 @@ func (f *soakFabric) toNamed(d *soakDev, ports []PortCounters) []NamedSample {
 		for p := range NumPriorities {
 			for m := range NumPrioMetrics {
 				if pc.Prio[p].Has.Has(PrioMetric(m)) {
-					out = append(out, NamedSample{pc.Name, names[m][p], pc.Prio[p].V[m]})
+					out = append(out, NamedSample{Port: pc.Name, Counter: names[m][p], Value: pc.Prio[p].V[m]})
 				}
 			}
 		}
@@ -513,7 +513,7 @@ func (f *soakFabric) toNamed(d *soakDev, ports []PortCounters) []NamedSample {
 				if n[0] == "rdma" {
 					port = dev.ports[i].rdma
 				}
-				out = append(out, NamedSample{port, n[1], pc.Port.V[m]})
+				out = append(out, NamedSample{Port: port, Counter: n[1], Value: pc.Port.V[m]})
 			}
 		}
 	}
