@@ -76,17 +76,104 @@ type devCounters struct {
 	// zero until the device's stream says, and then every priority is.
 	keyPrios uint8
 	vals     map[portCounter]*heldCounter
+	ports    map[string]*portCycle
+}
+
+// portCycle is one port's counters as the detectors read them: whole
+// sample cycles. A gNMI target samples each subscription on its own timer
+// and sends each in its own notification (gNMI specification 3.5.1.5.2:
+// sample_interval is per subscription), so a detector round can fall
+// between two notifications of one port; read as they come, one counter
+// would have moved over the interval and another not at all, a rate of
+// nothing and then of two intervals. The counters shown move once every
+// counter the port gives has come again, or when one comes twice (a new
+// cycle: the missing ones are not read that cycle), each counter once,
+// stamped with the cycle's newest sample time. A counter missing two
+// cycles running is not waited for until it comes again.
+type portCycle struct {
+	counters       []*heldCounter
+	taken, arrived time.Time // the cycle shown
+	nextTaken      time.Time // the cycle coming
+	nextArrived    time.Time
+	committed      bool // a cycle was shown: the first waits for its end
+	expected       int  // counters a whole cycle has
+	staged         int  // counters in the cycle coming
+	stagedExpected int  // of those, how many are expected
+	touched        bool // in the whole reading being stored
+}
+
+// missedCycles is how many cycles running a counter may miss before a
+// cycle stops waiting for it.
+const missedCycles = 2
+
+func (p *portCycle) add(c *heldCounter) {
+	c.port = p
+	p.counters = append(p.counters, c)
+	p.expected++
+}
+
+// stage takes one counter's new value. Part of a cycle (cycle) commits
+// the cycle staged when the counter comes twice or the cycle is whole; a
+// whole reading is committed by its caller.
+func (p *portCycle) stage(c *heldCounter, v uint64, taken, arrived time.Time, cycle bool) {
+	if cycle && c.staged {
+		p.commit()
+	}
+	c.v = v
+	if !c.staged {
+		if c.missed >= missedCycles { // back: waited for again
+			p.expected++
+		}
+		c.staged, c.missed = true, 0
+		p.staged++
+		p.stagedExpected++
+	}
+	if taken.After(p.nextTaken) {
+		p.nextTaken = taken
+	}
+	p.nextArrived = arrived
+	if cycle && p.committed && p.stagedExpected == p.expected {
+		p.commit()
+	}
+}
+
+// commit shows the cycle staged.
+func (p *portCycle) commit() {
+	if p.staged == 0 {
+		return
+	}
+	for _, c := range p.counters {
+		c.inShown = c.staged
+		switch {
+		case c.staged:
+			c.shown = c.v
+		case c.missed < missedCycles:
+			c.missed++
+			if c.missed == missedCycles {
+				p.expected--
+			}
+		}
+		c.staged = false
+	}
+	p.committed, p.staged, p.stagedExpected = true, 0, 0
+	p.taken, p.arrived, p.nextTaken = p.nextTaken, p.nextArrived, time.Time{}
 }
 
 type portCounter struct{ Port, Counter string }
 
 // heldCounter is one counter, with its metric family worked out once.
 type heldCounter struct {
-	v    uint64
-	fam  int8 // famNone when no family exports it
-	a, b int8 // the family's small labels (priority, direction, level)
-	key  bool
-	slot bool
+	v uint64 // the latest, exported
+	// shown is the value the detectors read (portCycle); staged: v came
+	// in the cycle coming; inShown: shown is part of the cycle shown.
+	shown           uint64
+	staged, inShown bool
+	missed          uint8 // cycles running it did not come in
+	port            *portCycle
+	fam             int8 // famNone when no family exports it
+	a, b            int8 // the family's small labels (priority, direction, level)
+	key             bool
+	slot            bool
 }
 
 // Metric families of device counters.
@@ -297,7 +384,7 @@ func (h *counterHub) device(role, name string) *devCounters {
 		d = nil
 	}
 	if d == nil {
-		d = &devCounters{role: role, keyPrios: h.keys[name], vals: map[portCounter]*heldCounter{}}
+		d = &devCounters{role: role, keyPrios: h.keys[name], vals: map[portCounter]*heldCounter{}, ports: map[string]*portCycle{}}
 		h.devs[name] = d
 	}
 	return d
@@ -330,20 +417,39 @@ func (h *counterHub) setKeyPriorities(device string, prios []int) {
 	}
 }
 
-// set stores samples taken and arrived at at, refusing counters beyond
-// maxHeld; it returns how many it refused.
+// set stores a whole reading of counters taken and arrived at at (a host
+// read, an SSH poll), refusing counters beyond maxHeld; it returns how
+// many it refused.
 func (h *counterHub) set(role string, samples []counters.Sample, at time.Time) int {
-	return h.setSampled(role, samples, at, at)
+	return h.store(role, samples, at, at, true)
 }
 
-// setSampled is set for samples the device stamped at taken that arrived
-// at arrived: rates follow the device, currency the agent's clock.
+// setSampled stores part of a sample cycle, one notification the device
+// stamped at taken that arrived at arrived: rates follow the device,
+// currency the agent's clock.
 func (h *counterHub) setSampled(role string, samples []counters.Sample, taken, arrived time.Time) int {
+	return h.store(role, samples, taken, arrived, false)
+}
+
+// endCycle says a device's first sample cycle is whole (gNMI's
+// sync_response): its ports show it without waiting for the next.
+func (h *counterHub) endCycle(device string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if d := h.devs[device]; d != nil {
+		for _, p := range d.ports {
+			p.commit()
+		}
+	}
+}
+
+func (h *counterHub) store(role string, samples []counters.Sample, taken, arrived time.Time, whole bool) int {
 	at := taken
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	refused := 0
 	var d *devCounters
+	var touched []*portCycle
 	cur := ""
 	for _, s := range samples {
 		if d == nil || s.Device != cur {
@@ -365,12 +471,27 @@ func (h *counterHub) setSampled(role string, samples []counters.Sample, taken, a
 			if c.fam != famNone {
 				h.exportable++
 			}
+			p := d.ports[s.Port]
+			if p == nil {
+				p = &portCycle{}
+				d.ports[s.Port] = p
+			}
+			p.add(c)
 		}
-		c.v = s.Value
+		p := c.port
+		p.stage(c, s.Value, at, arrived, !whole)
+		if whole && !p.touched {
+			p.touched = true
+			touched = append(touched, p)
+		}
 		if c.key && !c.slot && c.fam != famNone && h.slots < h.maxExport {
 			c.slot = true
 			h.slots++
 		}
+	}
+	for _, p := range touched {
+		p.touched = false
+		p.commit()
 	}
 	if refused > 0 {
 		h.dropped += uint64(refused)
@@ -455,10 +576,23 @@ func (h *counterHub) readings(t *telemetry.Topology) []telemetry.Reading {
 		}
 		buf = buf[:0]
 		for k, c := range d.vals {
-			buf = append(buf, telemetry.NamedSample{Port: k.Port, Counter: k.Counter, Value: c.v})
+			if c.inShown {
+				buf = append(buf, telemetry.NamedSample{Port: k.Port, Counter: k.Counter, Value: c.shown, Taken: c.port.taken})
+			}
 		}
-		taken, arrived := d.updated, d.arrived
+		var taken, arrived time.Time
+		for _, p := range d.ports {
+			if p.committed && p.taken.After(taken) {
+				taken = p.taken
+			}
+			if p.committed && p.arrived.After(arrived) {
+				arrived = p.arrived
+			}
+		}
 		h.mu.Unlock()
+		if len(buf) == 0 {
+			continue
+		}
 		r, _ := t.ReadingFrom(dev, taken, buf)
 		r.Arrived = arrived
 		out = append(out, r)

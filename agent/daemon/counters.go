@@ -203,6 +203,10 @@ func (s *switchStreams) subscribe(ctx context.Context, r *intent.Resolved, sw *i
 		if b.Err != nil {
 			return got, b.Err
 		}
+		if b.Sync {
+			s.a.hub.endCycle(sw.Name)
+			continue
+		}
 		var samples []counters.Sample
 		stamps = stamps[:0]
 		for _, c := range b.Counters {

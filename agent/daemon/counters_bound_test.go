@@ -74,7 +74,8 @@ func TestCounterSeriesBound(t *testing.T) {
 		{"held bound: the rest refused", roleSwitch, []counters.Sample{s("leaf2", "Ethernet2", "mac/rx-pause", 3), s("leaf2", "Ethernet2", "pfc3/rx-pause", 4),
 			s("leaf2", "Ethernet2", "pfc3/tx-pause", 4)}, 2 * time.Second, "",
 			want{2, 6, 4, 2, 2, 1, []string{"leaf1/Ethernet1/pfc3/rx-pause", "leaf1/Ethernet2/pfc3/rx-pause", "leaf2/Ethernet1/pfc3/rx-pause", "leaf2/Ethernet2/mac/rx-pause"}}},
-		{"held counters still update", roleSwitch, []counters.Sample{s("leaf1", "Ethernet1", "pfc5/rx-pause", 99), s("leaf2", "Ethernet1", "pfc3/rx-pause", 7)},
+		{"held counters still update", roleSwitch, []counters.Sample{s("leaf1", "Ethernet1", "pfc3/rx-pause", 10), s("leaf1", "Ethernet1", "pfc5/rx-pause", 99),
+			s("leaf2", "Ethernet1", "pfc3/rx-pause", 7), s("leaf2", "Ethernet1", "pfc5/tx-pause", 2)},
 			3 * time.Second, "",
 			want{0, 6, 4, 2, 2, 1, []string{"leaf1/Ethernet1/pfc3/rx-pause", "leaf1/Ethernet2/pfc3/rx-pause", "leaf2/Ethernet1/pfc3/rx-pause", "leaf2/Ethernet2/mac/rx-pause"}}},
 		{"refused again within the minute: counted, not logged", roleHost, []counters.Sample{s("gpu01", "ens1f0np0", "ethtool/rx_prio3_pause", 1)},
@@ -83,7 +84,7 @@ func TestCounterSeriesBound(t *testing.T) {
 		{"a minute later: logged again", roleHost, []counters.Sample{s("gpu01", "ens1f0np0", "ethtool/rx_prio3_pause", 1)},
 			90 * time.Second, "",
 			want{1, 6, 4, 2, 4, 2, []string{"leaf1/Ethernet1/pfc3/rx-pause", "leaf1/Ethernet2/pfc3/rx-pause", "leaf2/Ethernet1/pfc3/rx-pause", "leaf2/Ethernet2/mac/rx-pause"}}},
-		{"leaf1 leaves: room for the rest, all exported again", roleSwitch, []counters.Sample{s("leaf2", "Ethernet2", "pfc3/rx-pause", 4)},
+		{"leaf1 leaves: room for the rest, all exported again", roleSwitch, []counters.Sample{s("leaf2", "Ethernet2", "mac/rx-pause", 3), s("leaf2", "Ethernet2", "pfc3/rx-pause", 4)},
 			100 * time.Second, "leaf1",
 			want{0, 4, 4, 0, 4, 2, []string{"leaf2/Ethernet1/pfc3/rx-pause", "leaf2/Ethernet1/pfc5/tx-pause", "leaf2/Ethernet2/mac/rx-pause", "leaf2/Ethernet2/pfc3/rx-pause"}}},
 	}
@@ -118,7 +119,8 @@ func TestCounterSeriesBound(t *testing.T) {
 		if got := logs.FilterMessage("counter limit reached; new counters are neither held for the detectors nor exported").Len(); got != st.want.warns {
 			t.Errorf("%s: %d warnings, want %d", st.name, got, st.want.warns)
 		}
-		// The detectors read every held counter, exported or not.
+		// The detectors read every held counter, exported or not (each
+		// step reads each port it names whole).
 		n := 0
 		for _, r := range h.readings(topo) {
 			for _, p := range r.Ports {

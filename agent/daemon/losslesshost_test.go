@@ -370,9 +370,16 @@ func waitHook(t *testing.T, h *hookSink, event string, code telemetry.Code) noti
 // 64-bit queue counter wrapping, leaf1's counters cleared and gpu01's
 // NIC counters reset by a driver reload mid-run, and an agent restart.
 // The same burst held past the hold is then a pause_propagation, so the
-// run came near a threshold and stayed under it.
+// run came near a threshold and stayed under it. The switches sample
+// their subscriptions apart and late, as busy switches do.
 func TestLosslessLongHealthyRun(t *testing.T) {
-	f := newFixture(t, 2, func(o *gnmisim.Options) { o.Counters.Priorities = []int{3, 6} })
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("sample jitter seed %d", seed)
+	f := newFixture(t, 2, func(o *gnmisim.Options) {
+		o.Counters.Priorities = []int{3, 6}
+		o.SampleSpread, o.SampleJitter, o.SampleSeed = 10*time.Millisecond, 20*time.Millisecond, seed
+		seed++
+	})
 	nic := newHostNIC(t)
 	c1 := f.commit("first", hostFabric(f))
 	f.converge("150KB", "9216")
@@ -487,4 +494,80 @@ func TestLosslessLongHealthyRun(t *testing.T) {
 		t.Errorf("the held burst raised %+v", fc)
 	}
 	t.Logf("%d healthy rounds, %d resets, %d wraps", rounds, moves.Resets, moves.Wraps)
+}
+
+// TestLosslessReadsWholeSampleCycles: the switches send each counter
+// subscription's sample on its own timer, spread over a quarter of the
+// interval, and a busy switch CPU takes each cycle up to half an
+// interval late, so detector rounds keep falling between two
+// notifications of one port. A steady pause spreading two hops (45 %,
+// over the 20 % threshold, under the storm's 80 %) is held through every
+// round and raised after its hold, and nothing else is: read as they
+// came, a port whose pause counter had not come yet would read unpaused
+// one round (restarting the hold) and paused twice as long the next.
+func TestLosslessReadsWholeSampleCycles(t *testing.T) {
+	const interval = 40 * time.Millisecond
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("sample jitter seed %d", seed)
+	f := newFixture(t, 2, func(o *gnmisim.Options) {
+		o.Counters.Priorities = []int{3, 6}
+		o.SampleSpread = interval / 4
+		o.SampleJitter = interval / 2
+		o.SampleSeed = seed
+		seed++
+	})
+	nic := newHostNIC(t)
+	c1 := f.commit("first", hostFabric(f))
+	f.converge("150KB", "9216")
+	healthyNIC(nic)
+	for _, sw := range []*gnmisim.Target{f.sims["leaf1"], f.sims["leaf2"]} {
+		for _, port := range []string{"Ethernet1", "Ethernet2"} {
+			sw.Rate(port, 3, gnmisim.QueueTxPackets, 1_000_000)
+			sw.Rate(port, 3, gnmisim.ECNMarked, 2_000)
+		}
+	}
+	const hold = 1200 * time.Millisecond // 30 rounds
+	cfg := f.config()
+	cfg.CountersInterval = interval
+	cfg.LosslessTune = func(c *telemetry.Config) {
+		fastHolds(c)
+		c.Propagation.For = hold
+	}
+	deps := f.deps()
+	deps.HostCounters = nic.source()
+	a := f.start(cfg, deps)
+	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
+	waitFor(t, "both switches' pause counters", func() bool {
+		_, s1 := a.hub.value(counters.Key{Device: "leaf1", Port: "Ethernet1", Counter: "pfc3/rx-pause-us"})
+		_, s2 := a.hub.value(counters.Key{Device: "leaf2", Port: "Ethernet2", Counter: "pfc3/rx-pause-us"})
+		return s1 && s2
+	})
+	waitRounds(t, a, 25)
+	if got := a.activeLossless(); len(got) != 0 {
+		t.Fatalf("findings on the healthy stream: %v", got)
+	}
+	start := time.Now()
+	f.sims["leaf1"].Rate("Ethernet1", 3, gnmisim.PFCRxMicros, 450_000)
+	f.sims["leaf2"].Rate("Ethernet2", 3, gnmisim.PFCRxMicros, 450_000)
+	fc := waitHook(t, f.hooks, notify.FindingRaised, telemetry.CodePausePropagation)
+	took := time.Since(start)
+	if fc.Device != "gpu01" || fc.Priority == nil || *fc.Priority != 3 {
+		t.Errorf("raised %+v", fc)
+	}
+	for _, ev := range losslessHooks(t, f.hooks) {
+		for _, c := range ev.Findings {
+			if c.Code != string(telemetry.CodePausePropagation) {
+				t.Errorf("also announced: %s %s on %s %s", c.Event, c.Code, c.Device, c.Port)
+			}
+		}
+	}
+	runs := losslessRuns(t, a)
+	if len(runs) != 1 || len(runs[0].Lossless) != 1 {
+		t.Fatalf("lossless runs %+v", runs)
+	}
+	got := runs[0].Lossless[0].Finding
+	if v, _ := got.Value("max_paused_fraction"); v < 0.3 || v > 0.7 {
+		t.Errorf("the most paused hop read %.2f, want about 0.45; %s", v, got.Message)
+	}
+	t.Logf("raised after %s (hold %s)", took.Round(time.Millisecond), hold)
 }

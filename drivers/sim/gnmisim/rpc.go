@@ -3,6 +3,7 @@ package gnmisim
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -429,21 +430,39 @@ func (t *Target) Subscribe(stream gnmipb.GNMI_SubscribeServer) error {
 		}
 	}
 	ctx := stream.Context()
-	errc := make(chan error, len(list.GetSubscription()))
-	for _, s := range list.GetSubscription() {
+	subs := list.GetSubscription()
+	errc := make(chan error, len(subs))
+	for i, s := range subs {
 		interval := time.Duration(s.GetSampleInterval())
 		if interval <= 0 {
 			interval = time.Second
 		}
+		phase := t.opt.SampleSpread * time.Duration(i) / time.Duration(len(subs))
 		go func(s *gnmipb.Subscription) {
+			if phase > 0 {
+				select {
+				case <-ctx.Done():
+					errc <- nil
+					return
+				case <-time.After(phase):
+				}
+			}
 			tick := time.NewTicker(interval)
 			defer tick.Stop()
-			for {
+			for cycle := uint64(0); ; cycle++ {
 				select {
 				case <-ctx.Done():
 					errc <- nil
 					return
 				case <-tick.C:
+					if late := t.cycleJitter(cycle); late > 0 {
+						select {
+						case <-ctx.Done():
+							errc <- nil
+							return
+						case <-time.After(late):
+						}
+					}
 					if err := sample([]*gnmipb.Subscription{s}); err != nil {
 						errc <- err
 						return
@@ -458,6 +477,16 @@ func (t *Target) Subscribe(stream gnmipb.GNMI_SubscribeServer) error {
 	case err := <-errc:
 		return err
 	}
+}
+
+// cycleJitter is how late sample cycle n of a stream is taken: the same
+// for every subscription of the cycle.
+func (t *Target) cycleJitter(n uint64) time.Duration {
+	if t.opt.SampleJitter <= 0 {
+		return 0
+	}
+	r := rand.New(rand.NewPCG(t.opt.SampleSeed, n))
+	return time.Duration(r.Int64N(int64(t.opt.SampleJitter)))
 }
 
 // sampleNotification is every leaf at or below p, counters as uint_val and

@@ -78,7 +78,17 @@ type Options struct {
 	YANGDir string
 
 	Counters CounterOptions
-	Logger   *zap.Logger
+	// SampleSpread starts the sample timers of a stream's subscriptions
+	// this far apart in all (subscription i of n at i/n of it), as a
+	// target that samples each subscription on its own timer sends them
+	// spread over the interval; zero: all at once.
+	SampleSpread time.Duration
+	// SampleJitter holds each sample cycle of a stream back by a random
+	// share of it, every subscription alike, as a target whose CPU is
+	// busy samples late (seeded by SampleSeed, so a run can be replayed).
+	SampleJitter time.Duration
+	SampleSeed   uint64
+	Logger       *zap.Logger
 }
 
 // Faults are injected failures; the zero value injects none.
