@@ -81,8 +81,8 @@ type devCounters struct {
 
 // portCycle is one port's counters as the detectors read them: whole
 // sample cycles. A gNMI target samples each subscription on its own timer
-// and sends each in its own notification (gNMI specification 3.5.1.5.2:
-// sample_interval is per subscription), so a detector round can fall
+// and sends each in its own notification (sample_interval is a field of
+// each Subscription in gnmi.proto), so a detector round can fall
 // between two notifications of one port; read as they come, one counter
 // would have moved over the interval and another not at all, a rate of
 // nothing and then of two intervals. The counters shown move once every
