@@ -98,7 +98,6 @@ type portCycle struct {
 	committed      bool // a cycle was shown: the first waits for its end
 	expected       int  // counters a whole cycle has
 	staged         int  // counters in the cycle coming
-	stagedExpected int  // of those, how many are expected
 	touched        bool // in the whole reading being stored
 }
 
@@ -126,13 +125,12 @@ func (p *portCycle) stage(c *heldCounter, v uint64, taken, arrived time.Time, cy
 		}
 		c.staged, c.missed = true, 0
 		p.staged++
-		p.stagedExpected++
 	}
 	if taken.After(p.nextTaken) {
 		p.nextTaken = taken
 	}
 	p.nextArrived = arrived
-	if cycle && p.committed && p.stagedExpected == p.expected {
+	if cycle && p.committed && p.staged == p.expected {
 		p.commit()
 	}
 }
@@ -155,7 +153,7 @@ func (p *portCycle) commit() {
 		}
 		c.staged = false
 	}
-	p.committed, p.staged, p.stagedExpected = true, 0, 0
+	p.committed, p.staged = true, 0
 	p.taken, p.arrived, p.nextTaken = p.nextTaken, p.nextArrived, time.Time{}
 }
 

@@ -332,6 +332,32 @@ func fastHolds(c *telemetry.Config) {
 	c.Drops.For = 0
 }
 
+// jitteredSampling makes the simulated switches sample a stream's
+// subscriptions spread over spread and take each cycle up to jitter late,
+// as busy switches do; seeded, the seed logged for a replay.
+func jitteredSampling(t *testing.T, spread, jitter time.Duration) func(*gnmisim.Options) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("sample jitter seed %d", seed)
+	return func(o *gnmisim.Options) {
+		o.SampleSpread, o.SampleJitter, o.SampleSeed = spread, jitter, seed
+		seed++
+	}
+}
+
+// hostAgent is the agent on gpu01 reading counters every interval, with
+// fast holds and pause propagation held for hold.
+func hostAgent(f *fixture, nic *hostNIC, interval, hold time.Duration) (Config, Deps) {
+	cfg := f.config()
+	cfg.CountersInterval = interval
+	cfg.LosslessTune = func(c *telemetry.Config) {
+		fastHolds(c)
+		c.Propagation.For = hold
+	}
+	deps := f.deps()
+	deps.HostCounters = nic.source()
+	return cfg, deps
+}
+
 func eq(want float64) func(float64) bool  { return func(v float64) bool { return v == want } }
 func above(lo float64) func(float64) bool { return func(v float64) bool { return v > lo } }
 func within(lo, hi float64) func(float64) bool {
@@ -373,13 +399,8 @@ func waitHook(t *testing.T, h *hookSink, event string, code telemetry.Code) noti
 // run came near a threshold and stayed under it. The switches sample
 // their subscriptions apart and late, as busy switches do.
 func TestLosslessLongHealthyRun(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("sample jitter seed %d", seed)
-	f := newFixture(t, 2, func(o *gnmisim.Options) {
-		o.Counters.Priorities = []int{3, 6}
-		o.SampleSpread, o.SampleJitter, o.SampleSeed = 10*time.Millisecond, 20*time.Millisecond, seed
-		seed++
-	})
+	f := newFixture(t, 2, func(o *gnmisim.Options) { o.Counters.Priorities = []int{3, 6} },
+		jitteredSampling(t, 10*time.Millisecond, 20*time.Millisecond))
 	nic := newHostNIC(t)
 	c1 := f.commit("first", hostFabric(f))
 	f.converge("150KB", "9216")
@@ -396,14 +417,7 @@ func TestLosslessLongHealthyRun(t *testing.T) {
 	}
 	// Rounds of 40 ms, a spread held for 30 of them: bursts last 5.
 	const hold = 1200 * time.Millisecond
-	cfg := f.config()
-	cfg.CountersInterval = 40 * time.Millisecond
-	cfg.LosslessTune = func(c *telemetry.Config) {
-		fastHolds(c)
-		c.Propagation.For = hold
-	}
-	deps := f.deps()
-	deps.HostCounters = nic.source()
+	cfg, deps := hostAgent(f, nic, 40*time.Millisecond, hold)
 	a := f.start(cfg, deps)
 	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
 	waitFor(t, "gpu01's and both switches' counters", func() bool {
@@ -507,15 +521,8 @@ func TestLosslessLongHealthyRun(t *testing.T) {
 // one round (restarting the hold) and paused twice as long the next.
 func TestLosslessReadsWholeSampleCycles(t *testing.T) {
 	const interval = 40 * time.Millisecond
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("sample jitter seed %d", seed)
-	f := newFixture(t, 2, func(o *gnmisim.Options) {
-		o.Counters.Priorities = []int{3, 6}
-		o.SampleSpread = interval / 4
-		o.SampleJitter = interval / 2
-		o.SampleSeed = seed
-		seed++
-	})
+	f := newFixture(t, 2, func(o *gnmisim.Options) { o.Counters.Priorities = []int{3, 6} },
+		jitteredSampling(t, interval/4, interval/2))
 	nic := newHostNIC(t)
 	c1 := f.commit("first", hostFabric(f))
 	f.converge("150KB", "9216")
@@ -527,15 +534,7 @@ func TestLosslessReadsWholeSampleCycles(t *testing.T) {
 		}
 	}
 	const hold = 1200 * time.Millisecond // 30 rounds
-	cfg := f.config()
-	cfg.CountersInterval = interval
-	cfg.LosslessTune = func(c *telemetry.Config) {
-		fastHolds(c)
-		c.Propagation.For = hold
-	}
-	deps := f.deps()
-	deps.HostCounters = nic.source()
-	a := f.start(cfg, deps)
+	a := f.start(hostAgent(f, nic, interval, hold))
 	a.waitRun(history.KindPlan, history.TriggerCommit, c1)
 	waitFor(t, "both switches' pause counters", func() bool {
 		_, s1 := a.hub.value(counters.Key{Device: "leaf1", Port: "Ethernet1", Counter: "pfc3/rx-pause-us"})

@@ -225,13 +225,7 @@ func armTimer(ctx context.Context, s devcfg.Session, c devcfg.Push, secs int64) 
 	if _, err := s.Send(ctx, "push", "rollback running-config checkpoint "+checkpoint); err != nil {
 		return nil, s.Undo(ctx, err, restore, "checkpoint "+checkpoint)
 	}
-	pending := &devcfg.Settle{
-		Kind:      devcfg.SettleDevice,
-		Deadline:  time.Now().Add(time.Duration(secs) * time.Second),
-		Confirm:   func(ctx context.Context) error { return confirm(ctx, s, file) },
-		Rollback:  func(ctx context.Context) error { return rollback(ctx, s, file) },
-		Leftovers: func(ctx context.Context) { discard(ctx, s, file) },
-	}
+	pending := replaceSettle(s, c, file, secs)
 	replace := fmt.Sprintf("configure replace bootflash:%s commit-timeout %d", file, secs)
 	if _, err := s.Commit(ctx, "commit", replace); err != nil {
 		if s.Is(err, devcfg.FailCommitUnknown) {

@@ -439,13 +439,21 @@ func (t *Target) Subscribe(stream gnmipb.GNMI_SubscribeServer) error {
 		}
 		phase := t.opt.SampleSpread * time.Duration(i) / time.Duration(len(subs))
 		go func(s *gnmipb.Subscription) {
-			if phase > 0 {
+			// sleep waits d, or reports false when the stream ended.
+			sleep := func(d time.Duration) bool {
+				if d <= 0 {
+					return true
+				}
 				select {
 				case <-ctx.Done():
-					errc <- nil
-					return
-				case <-time.After(phase):
+					return false
+				case <-time.After(d):
+					return true
 				}
+			}
+			if !sleep(phase) {
+				errc <- nil
+				return
 			}
 			tick := time.NewTicker(interval)
 			defer tick.Stop()
@@ -455,18 +463,14 @@ func (t *Target) Subscribe(stream gnmipb.GNMI_SubscribeServer) error {
 					errc <- nil
 					return
 				case <-tick.C:
-					if late := t.cycleJitter(cycle); late > 0 {
-						select {
-						case <-ctx.Done():
-							errc <- nil
-							return
-						case <-time.After(late):
-						}
-					}
-					if err := sample([]*gnmipb.Subscription{s}); err != nil {
-						errc <- err
-						return
-					}
+				}
+				if !sleep(t.cycleJitter(cycle)) {
+					errc <- nil
+					return
+				}
+				if err := sample([]*gnmipb.Subscription{s}); err != nil {
+					errc <- err
+					return
 				}
 			}
 		}(s)
